@@ -38,8 +38,12 @@
  *     (scipy.ndimage.correlate, origin 0; GIMP's Convolution Matrix).
  *     divisor must be non-zero unless normalize is set.  With normalize the
  *     divisor becomes the sum of the weights; when that sum is 0 the divisor
- *     is 1 and the offset 0.5, when it is negative the offset is 1 (GEGL's
- *     rules).  The offset applies to colour channels, not to alpha.
+ *     is 1 and the offset 0.5, when it is negative the divisor is minus the
+ *     sum and the offset 1 (GEGL's rules).  The offset applies to colour
+ *     channels, not to alpha.  Orientation note: gegl:convolution-matrix
+ *     reads its property (letter L, digit D) as the weight at horizontal
+ *     offset L and vertical offset D, so matrix[j][i] here is GEGL's
+ *     property letter i+1, digit j+1 (for a 5 x 5, centred).
  *     A rank-1 matrix runs as two 1-D passes.
  *   gaussian-blur
  *     std_dev_x, std_dev_y in [0, 1500]; 0 means no blur along that axis.
@@ -50,6 +54,8 @@
  *   sobel
  *     Per colour channel, correlation with
  *       Gx = [-1 0 1; -2 0 2; -1 0 1]   Gy = [1 2 1; 0 0 0; -1 -2 -1]
+ *     horizontal selects Gx (the gradient along x: it finds vertical
+ *     edges), vertical selects Gy, as in gegl:edge-sobel.
  *     horizontal && vertical:   sqrt(Gx^2 + Gy^2) / sqrt(32)
  *     one direction, keep_sign: 0.5 + G / 8
  *     one direction, no sign:   |G| / 4

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The main job: build, install the plug-in into a throwaway GIMP profile,
+# run GIMP 3 headless on tests/data/coffee.png with every GPU filter that
+# works, and write the results into ./out/, printing backend and time.
+#
+# usage: build-aux/demo.sh [BUILD_DIR [OUT_DIR [MESON_OPTION...]]]
+#        (defaults: ./build and ./out)
+#
+# Runs natively where GIMP 3 development files exist, otherwise in the
+# cached Debian trixie build root (build-aux/gimp3-root.sh).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(dirname "$HERE")
+
+if [ "${1:-}" != --here ]; then
+  exec "$HERE/gimp3-root.sh" "$HERE/demo.sh" --here "$@"
+fi
+shift
+BUILD=${1:-$TOP/build}; [ $# -gt 0 ] && shift
+OUT=${1:-$TOP/out}; [ $# -gt 0 ] && shift
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+case $OUT in /*) ;; *) OUT=$TOP/$OUT ;; esac
+
+cd "$TOP"
+. "$HERE/build-common.sh"
+gpufx_build "$BUILD" "$@"
+
+# Install only the plug-in (and its catalogs) into a fresh profile, exactly
+# as `meson install` lays it out, without touching the build's settings.
+mkdir -p "$OUT"
+PROFILE=$OUT/gimp-profile
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+rm -rf "$PROFILE"
+mkdir -p "$PROFILE/plug-ins"
+DESTDIR=$STAGE meson install -C "$BUILD" --no-rebuild --quiet --tags plugin,i18n
+PLUGIN_DIR=$(meson introspect "$BUILD" --installed \
+  | python3 -c 'import json,sys; print([v for v in json.load(sys.stdin).values() if v.endswith("/gpu-filters/gpu-filters")][0])')
+cp -r "$STAGE$(dirname "$PLUGIN_DIR")" "$PROFILE/plug-ins/"
+echo "== plug-in installed into the throwaway profile $PROFILE"
+
+echo "== GIMP 3 headless: $(gimp-console-3.0 --version 2>/dev/null | head -1)"
+t0=$(date +%s.%N)
+GIMP3_DIRECTORY=$PROFILE GPUFX_DEMO_IN=$TOP/tests/data/coffee.png \
+GPUFX_DEMO_OUT=$OUT LANG=C.UTF-8 GPU_FILTERS_VERBOSE=1 \
+  timeout 600 gimp-console-3.0 -i -n -d -f \
+    --batch-interpreter=python-fu-eval \
+    -b "exec(open('$HERE/demo-batch.py').read())" --quit \
+  > "$OUT/gimp.log" 2>&1 || { cat "$OUT/gimp.log"; echo "demo: GIMP failed"; exit 1; }
+grep -E '^(demo|gpu-filters):' "$OUT/gimp.log" | sed 's/^demo: //; s/^gpu-filters: /   /'
+grep -q '^demo: done' "$OUT/gimp.log" || { cat "$OUT/gimp.log"; exit 1; }
+echo "== GIMP session: $(python3 -c "import time; print('%.1f' % (time.time() - $t0))") s; results in $OUT"
+ls -l "$OUT"/*.png

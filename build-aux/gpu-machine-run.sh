@@ -1,0 +1,75 @@
+#!/bin/bash
+# gimp-gpu-filters: everything the GPU machine is for, in one call:
+# build natively with CUDA (sm_90 only), run the gpu and engine suites,
+# compute-sanitizer (memcheck, racecheck, synccheck) on the quick gpu test,
+# the benchmarks, and a short table last.  Full logs go to $OUT when set
+# (at most 8 files come back), else to /tmp/gpufx-run.
+#   build-aux/gpu-machine-run.sh [--no-sanitizers] [--no-bench]
+# The NPP peer (tests/bench/gpu/bench-npp) is built only where the toolkit
+# has npp.h; ninja -k 0 lets everything else build if it fails.
+set -u
+cd "$(dirname "$0")/.."
+OUTDIR=${OUT:-/tmp/gpufx-run}
+mkdir -p "$OUTDIR"
+BUILD=/tmp/build-gpu
+SAN=1; BENCH=1
+for a in "$@"; do
+  case $a in --no-sanitizers) SAN=0;; --no-bench) BENCH=0;; esac
+done
+export PATH=/usr/local/cuda/bin:$PATH
+MESON=meson
+command -v meson >/dev/null || MESON="python3 -m mesonbuild.mesonmain"
+summary=()
+step () { summary+=("$(printf '%-28s %s' "$1" "$2")"); }
+
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  nvcc --version | tail -1; gcc --version | head -1; $MESON --version
+} > "$OUTDIR/env.txt" 2>&1
+cat "$OUTDIR/env.txt"
+
+rm -rf $BUILD
+if $MESON setup $BUILD -Dcuda=enabled -Dgimp=disabled -Dgegl_io=disabled \
+     -Dgpu_archs=90 > "$OUTDIR/build.log" 2>&1 \
+   && ninja -C $BUILD -k 0 >> "$OUTDIR/build.log" 2>&1; then
+  step build ok
+else
+  step build FAILED; grep -E "error|FAILED" "$OUTDIR/build.log" | head -30
+fi
+readelf -d $BUILD/cli/gpufx 2>/dev/null | grep -q libcudart && step "static cudart" "NO (libcudart.so needed)" || step "static cudart" ok
+
+$MESON test -C $BUILD --suite gpu --print-errorlogs > "$OUTDIR/tests.log" 2>&1
+step "gpu suite" "$(grep -E '^(Ok|Fail|Skipped|Timeout):' "$OUTDIR/tests.log" | tr -s ' ' | tr '\n' ' ')"
+$MESON test -C $BUILD --suite engine --timeout-multiplier 0.4 --print-errorlogs >> "$OUTDIR/tests.log" 2>&1
+step "engine suite" "$(grep -E '^(Ok|Fail|Skipped|Timeout):' "$OUTDIR/tests.log" | tr -s ' ' | tr '\n' ' ')"
+grep -E "FAIL|SKIP:|comparisons" "$OUTDIR/tests.log" | head -20
+
+if [ $SAN = 1 ] && command -v compute-sanitizer >/dev/null; then
+  : > "$OUTDIR/sanitizer.log"
+  for tool in memcheck racecheck synccheck; do
+    extra=""; [ $tool = memcheck ] && extra="--leak-check full"
+    timeout 300 compute-sanitizer --tool $tool $extra --error-exitcode 9 \
+      $BUILD/tests/gpu/test-gpu-vs-cpu --quick >> "$OUTDIR/sanitizer.log" 2>&1
+    rc=$?
+    step "sanitizer $tool" "$([ $rc = 0 ] && echo clean || echo "rc=$rc")"
+  done
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= [A-Z]" "$OUTDIR/sanitizer.log" | sort | uniq -c | head -20
+fi
+
+if [ $BENCH = 1 ]; then
+  $BUILD/tests/bench/gpu/bench-gpu > "$OUTDIR/bench.md" 2>&1
+  step bench "rc=$?"
+  if [ -x $BUILD/tests/bench/gpu/bench-npp ]; then
+    timeout 150 $BUILD/tests/bench/gpu/bench-npp > "$OUTDIR/bench-npp.md" 2>&1
+    step bench-npp "rc=$?"
+  else
+    echo "bench-npp not built (no npp.h or NPP libraries, or it failed to compile: see build.log)" > "$OUTDIR/bench-npp.md"
+    step bench-npp "not built"
+  fi
+  PYTHONUNBUFFERED=1 timeout 90 python3 tests/bench/gpu/bench-cupy.py > "$OUTDIR/bench-cupy.md" 2>&1
+  step bench-cupy "rc=$?"
+  cat "$OUTDIR/bench.md" "$OUTDIR/bench-npp.md" "$OUTDIR/bench-cupy.md"
+fi
+
+echo; echo "== summary =="
+printf '%s\n' "${summary[@]}"

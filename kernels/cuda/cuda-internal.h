@@ -1,0 +1,111 @@
+/* gimp-gpu-filters: what the CUDA backend's files share.
+ *
+ * Copyright (C) 2026 The gimp-gpu-filters authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The host side (cuda-backend.cu) cuts a job into bands of output rows and
+ * hands each band's device buffers to the filter launchers below.  Every
+ * launcher reads pixels in whole-image coordinates through gpufx_border_index,
+ * so both backends share one definition of the borders.
+ */
+#ifndef GPUFX_CUDA_INTERNAL_H
+#define GPUFX_CUDA_INTERNAL_H
+
+#include "gpufx-private.h"
+#include "border.h"
+#include "gaussian-plan.h"
+
+#include <cuda_runtime.h>
+
+/* A block of interleaved float pixels on the device covering the image
+ * rectangle (x0, y0, w, h); pitch in floats. */
+struct CudaPlane
+{
+  float    *p;
+  ptrdiff_t pitch;
+  int       x0, y0, w, h;
+};
+
+/* What every launcher needs about the image. */
+struct CudaGeom
+{
+  int image_w, image_h;
+  int channels, alpha;
+  int border;
+};
+
+/* Per-band scratch handed to launchers: device memory they may use. */
+struct CudaScratch
+{
+  void  *p;
+  size_t bytes;
+};
+
+/* Device limits read once by the probe. */
+struct CudaLimits
+{
+  int    smem_optin;     /* max dynamic shared memory per block */
+  int    sm_count;
+};
+
+extern CudaLimits gpufx_cuda_limits;
+
+/* One-dimensional passes along rows (axis 0) or columns (axis 1).  Each
+ * reads `in' (image coordinates, border mapped) and writes `out' over
+ * out's rectangle.  taps[0..n_taps) apply at offsets first..first+n-1;
+ * then out = acc * scale + (channel != alpha ? offset : 0). */
+#define GPUFX_CUDA_LINE_MAX_TAPS 128
+
+/* Gaussians up to this radius run as direct taps (a tiled row pass and a
+ * register-sliding column pass, near memory speed for small r and FMA
+ * bound up to here); beyond it, the sum of cosines, whose cost does not
+ * grow with sigma but is double-precision bound. */
+#define GPUFX_CUDA_GAUSS_DIRECT_RADIUS 63
+cudaError_t gpufx_cuda_line_taps_upload (int axis, const float *taps,
+                                         int n_taps);
+cudaError_t gpufx_cuda_line_taps (const CudaGeom &g, int axis,
+                                  const CudaPlane &in, const CudaPlane &out,
+                                  int n_taps, int first,
+                                  float scale, float offset,
+                                  cudaStream_t stream);
+
+/* Sum-of-cosines Gaussian along one axis (see gaussian-plan.h). */
+cudaError_t gpufx_cuda_line_cosines_upload (int axis,
+                                            const GpufxGaussianPlan *plan);
+cudaError_t gpufx_cuda_line_cosines (const CudaGeom &g, int axis,
+                                     const CudaPlane &in,
+                                     const CudaPlane &out, int radius,
+                                     int n_terms, cudaStream_t stream);
+
+/* Uploads (synchronous, once per job, before any band runs) put
+ * weights in constant memory for the launches that follow. */
+
+/* 2-D convolution with a full matrix. */
+cudaError_t gpufx_cuda_convolve_upload (const float *matrix, int mw, int mh);
+cudaError_t gpufx_cuda_convolve (const CudaGeom &g, const CudaPlane &in,
+                                 const CudaPlane &out, int mw, int mh,
+                                 float scale, float offset,
+                                 cudaStream_t stream);
+
+cudaError_t gpufx_cuda_sobel (const CudaGeom &g, const CudaPlane &in,
+                              const CudaPlane &out,
+                              bool horizontal, bool vertical, bool keep_sign,
+                              cudaStream_t stream);
+
+/* Kuwahara: scratch bytes needed for an output of w x h, and the run. */
+size_t      gpufx_cuda_kuwahara_scratch (int w, int h, int radius,
+                                         int in_h, int channels);
+cudaError_t gpufx_cuda_kuwahara (const CudaGeom &g, const CudaPlane &in,
+                                 const CudaPlane &out, int radius,
+                                 CudaScratch scratch, cudaStream_t stream);
+
+/* cudaErrorNoKernelImageForDevice when the fat binary lacks this GPU. */
+cudaError_t gpufx_cuda_check_image (void);
+
+static inline unsigned
+gpufx_cuda_div_up (long a, long b)
+{
+  return (unsigned) ((a + b - 1) / b);
+}
+
+#endif /* GPUFX_CUDA_INTERNAL_H */

@@ -1,0 +1,210 @@
+/* gimp-gpu-filters: the plug-in: one procedure per filter of the engine.
+ *
+ * Copyright (C) 2026 The gimp-gpu-filters authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <libgimp/gimp.h>
+#include <glib/gi18n-lib.h>
+
+#include "gpufx-params.h"
+#include "plugin-args.h"
+#include "plugin-error.h"
+#include "plugin-render.h"
+#include "gpufx-dialog.h"
+
+#define GPU_FILTERS_TYPE (gpu_filters_get_type ())
+G_DECLARE_FINAL_TYPE (GpuFilters, gpu_filters, GPU, FILTERS, GimpPlugIn)
+
+struct _GpuFilters
+{
+  GimpPlugIn parent_instance;
+};
+
+G_DEFINE_TYPE (GpuFilters, gpu_filters, GIMP_TYPE_PLUG_IN)
+
+GIMP_MAIN (GPU_FILTERS_TYPE)
+
+static const GpufxFilterInfo *
+gpu_filters_info_by_procedure (const gchar *name)
+{
+  for (int k = 0; k < GPUFX_N_FILTERS; k++)
+    {
+      const GpufxFilterInfo *info = gpufx_filter_info ((GpufxFilterKind) k);
+
+      if (info && strcmp (info->procedure, name) == 0)
+        return info;
+    }
+  return NULL;
+}
+
+static GList *
+gpu_filters_query_procedures (GimpPlugIn *plug_in)
+{
+  GList *list = NULL;
+
+  for (int k = 0; k < GPUFX_N_FILTERS; k++)
+    {
+      const GpufxFilterInfo *info = gpufx_filter_info ((GpufxFilterKind) k);
+
+      if (info)
+        list = g_list_append (list, g_strdup (info->procedure));
+    }
+  return list;
+}
+
+static GimpValueArray *
+gpu_filters_fail (GimpProcedure     *procedure,
+                  GimpPDBStatusType  status,
+                  GError            *error)
+{
+  return gimp_procedure_new_return_values (procedure, status, error);
+}
+
+static GimpValueArray *
+gpu_filters_run (GimpProcedure        *procedure,
+                 GimpRunMode           run_mode,
+                 GimpImage            *image,
+                 GimpDrawable        **drawables,
+                 GimpProcedureConfig  *config,
+                 gpointer              run_data)
+{
+  const GpufxFilterInfo *info = run_data;
+  GimpValueArray        *values;
+  GpufxFilter            filter;
+  GpufxOptions           options;
+  GpuRenderStats         stats;
+  GError                *error = NULL;
+
+  gegl_init (NULL, NULL);
+
+  /* Like GIMP's own filters: one drawable at a time, so that the dialog's
+   * preview and the undo step are about one thing. */
+  if (! drawables || ! drawables[0] || drawables[1])
+    {
+      g_set_error (&error, GPU_FILTERS_ERROR, 0,
+                   _("%s works on exactly one layer or channel; "
+                     "select one."), gimp_procedure_get_name (procedure));
+      return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
+    }
+
+  if (run_mode == GIMP_RUN_INTERACTIVE
+      && ! gpufx_dialog_run (procedure, config, drawables[0], info))
+    return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL,
+                                             NULL);
+
+  if (! gpu_args_read (config, info, &filter, &options, &error))
+    return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
+
+  if (! gpu_render_drawable (drawables[0], &filter, &options, 0, &stats,
+                             &error))
+    return gpu_filters_fail (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+
+  /* For benchmarks and the demo: where the time went. */
+  if (g_getenv ("GPU_FILTERS_VERBOSE"))
+    g_printerr ("gpu-filters: %s on %s: engine %.1f ms, in the plug-in "
+                "%.1f ms, %d band(s)\n", info->name, stats.backend,
+                stats.engine_ms, stats.total_ms, stats.bands);
+
+  if (run_mode != GIMP_RUN_NONINTERACTIVE)
+    gimp_displays_flush ();
+
+  values = gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS,
+                                             NULL);
+  GIMP_VALUES_SET_STRING (values, 1, stats.backend);
+  return values;
+}
+
+/* "_Gaussian Blur..." in the table; GIMP's menus use a real ellipsis. */
+static gchar *
+gpu_filters_menu_label (const gchar *label)
+{
+  gsize n = strlen (label);
+
+  if (n >= 3 && strcmp (label + n - 3, "...") == 0)
+    return g_strdup_printf ("%.*s\u2026", (int) (n - 3), label);
+  return g_strdup (label);
+}
+
+static GimpProcedure *
+gpu_filters_create_procedure (GimpPlugIn  *plug_in,
+                              const gchar *name)
+{
+  const GpufxFilterInfo *info = gpu_filters_info_by_procedure (name);
+  GimpProcedure         *procedure;
+  gchar                 *label;
+
+  if (! info)
+    return NULL;
+
+  procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                        gpu_filters_run, (gpointer) info,
+                                        NULL);
+  gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
+  gimp_procedure_set_sensitivity_mask (procedure,
+                                       GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
+  label = gpu_filters_menu_label (_(info->menu_label));
+  gimp_procedure_set_menu_label (procedure, label);
+  g_free (label);
+  gimp_procedure_add_menu_path (procedure, "<Image>/Filters/GPU");
+  gimp_procedure_set_documentation (procedure, _(info->blurb), _(info->help),
+                                    name);
+  gimp_procedure_set_attribution (procedure, "The gimp-gpu-filters authors",
+                                  "The gimp-gpu-filters authors", "2026");
+
+  gpu_args_add (procedure, info);
+
+  gimp_procedure_add_string_return_value (procedure, "backend",
+                                          _("Backend"),
+                                          _("The backend that ran: cpu or "
+                                            "cuda (none when the selection "
+                                            "misses the drawable)"),
+                                          "none", G_PARAM_READWRITE);
+  return procedure;
+}
+
+static gboolean
+gpu_filters_set_i18n (GimpPlugIn   *plug_in,
+                      const gchar  *procedure_name,
+                      gchar       **gettext_domain,
+                      gchar       **catalog_dir)
+{
+  gchar    *dir = g_path_get_dirname (gimp_get_progname ());
+  gchar    *locale = g_build_filename (dir, "locale", NULL);
+  gboolean  have = g_file_test (locale, G_FILE_TEST_IS_DIR);
+
+  g_free (locale);
+  g_free (dir);
+  /* Catalogs live in locale/ beside the binary (GIMP's default place); a
+   * build without any (none translated yet, or the build folder) runs
+   * untranslated instead of warning on every start. */
+  if (! have)
+    return FALSE;
+  *gettext_domain = g_strdup (GETTEXT_PACKAGE);
+  return TRUE;
+}
+
+static void
+gpu_filters_quit (GimpPlugIn *plug_in)
+{
+  gpufx_release ();
+}
+
+static void
+gpu_filters_class_init (GpuFiltersClass *klass)
+{
+  GimpPlugInClass *plug_in_class = GIMP_PLUG_IN_CLASS (klass);
+
+  plug_in_class->query_procedures = gpu_filters_query_procedures;
+  plug_in_class->create_procedure = gpu_filters_create_procedure;
+  plug_in_class->set_i18n = gpu_filters_set_i18n;
+  plug_in_class->quit = gpu_filters_quit;
+}
+
+static void
+gpu_filters_init (GpuFilters *filters)
+{
+}

@@ -1,0 +1,208 @@
+/* gimp-gpu-filters: PDB arguments made from the engine's parameter tables.
+ *
+ * Copyright (C) 2026 The gimp-gpu-filters authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "plugin-args.h"
+#include "plugin-error.h"
+
+/* The backend choice is shown as auto, cuda, cpu (GPU first: it is what the
+ * plug-in is for), while the table lists auto, cpu, cuda.  Entries are
+ * matched by name; the GimpChoice id is always the table's index. */
+static const char *const args_backend_order[] = { "auto", "cuda", "cpu", NULL };
+
+void
+gpu_args_foreach (const GpufxFilterInfo *info,
+                  GpuArgsFunc            func,
+                  gpointer               data)
+{
+  const GpufxParam *p;
+
+  for (p = info->params; p->name; p++)
+    func (p, data);
+  for (p = gpufx_common_params; p->name; p++)
+    func (p, data);
+}
+
+static GimpChoice *
+args_make_choice (const GpufxParam *param)
+{
+  GimpChoice *choice = gimp_choice_new ();
+
+  if (param->id == GPUFX_P_BACKEND)
+    {
+      for (int i = 0; args_backend_order[i]; i++)
+        {
+          int index = gpufx_choice_index (param, args_backend_order[i]);
+
+          if (index >= 0)
+            gimp_choice_add (choice, param->choices[index].name, index,
+                             _(param->choices[index].label), NULL);
+        }
+    }
+  /* Every table entry appears, even one the order above does not know. */
+  for (int i = 0; param->choices[i].name; i++)
+    if (param->id != GPUFX_P_BACKEND
+        || ! g_strv_contains ((const gchar * const *) args_backend_order,
+                              param->choices[i].name))
+      gimp_choice_add (choice, param->choices[i].name, i,
+                       _(param->choices[i].label), NULL);
+  return choice;
+}
+
+static void
+args_add_one (const GpufxParam *p,
+              gpointer          data)
+{
+  GimpProcedure *procedure = data;
+  const gchar   *label = _(p->label);
+  const gchar   *blurb = _(p->blurb);
+
+  switch (p->type)
+    {
+    case GPUFX_PARAM_DOUBLE:
+      gimp_procedure_add_double_argument (procedure, p->name, label, blurb,
+                                          p->min, p->max, p->def,
+                                          G_PARAM_READWRITE);
+      break;
+    case GPUFX_PARAM_INT:
+      gimp_procedure_add_int_argument (procedure, p->name, label, blurb,
+                                       (gint) p->min, (gint) p->max,
+                                       (gint) p->def, G_PARAM_READWRITE);
+      break;
+    case GPUFX_PARAM_BOOL:
+      gimp_procedure_add_boolean_argument (procedure, p->name, label, blurb,
+                                           p->def != 0, G_PARAM_READWRITE);
+      break;
+    case GPUFX_PARAM_CHOICE:
+      gimp_procedure_add_choice_argument (procedure, p->name, label, blurb,
+                                          args_make_choice (p),
+                                          p->choices[(int) p->def].name,
+                                          G_PARAM_READWRITE);
+      break;
+    case GPUFX_PARAM_MATRIX:
+      {
+        GpufxFilter filter;
+        gchar       text[GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX * 16];
+
+        /* The default matrix is the engine's default filter's. */
+        gpufx_filter_init (&filter, GPUFX_FILTER_CONVOLVE);
+        if (! gpufx_matrix_format (&filter.convolve, text, sizeof text))
+          text[0] = '\0';
+        gimp_procedure_add_string_argument (procedure, p->name, label, blurb,
+                                            text, G_PARAM_READWRITE);
+      }
+      break;
+    }
+}
+
+void
+gpu_args_add (GimpProcedure         *procedure,
+              const GpufxFilterInfo *info)
+{
+  gpu_args_foreach (info, args_add_one, procedure);
+}
+
+typedef struct
+{
+  GimpProcedureConfig *config;
+  GpufxFilter         *filter;
+  GpufxOptions        *options;
+  GError              *error;
+} ArgsRead;
+
+static void
+args_read_one (const GpufxParam *p,
+               gpointer          data)
+{
+  ArgsRead *r = data;
+  char      message[GPUFX_MESSAGE_MAX] = "";
+  double    value = 0;
+
+  if (r->error)
+    return;
+
+  switch (p->type)
+    {
+    case GPUFX_PARAM_DOUBLE:
+      {
+        gdouble d;
+
+        g_object_get (r->config, p->name, &d, NULL);
+        value = d;
+      }
+      break;
+    case GPUFX_PARAM_INT:
+      {
+        gint i;
+
+        g_object_get (r->config, p->name, &i, NULL);
+        value = i;
+      }
+      break;
+    case GPUFX_PARAM_BOOL:
+      {
+        gboolean b;
+
+        g_object_get (r->config, p->name, &b, NULL);
+        value = b ? 1 : 0;
+      }
+      break;
+    case GPUFX_PARAM_CHOICE:
+      value = gimp_procedure_config_get_choice_id (r->config, p->name);
+      break;
+    case GPUFX_PARAM_MATRIX:
+      {
+        gchar *text = NULL;
+
+        g_object_get (r->config, p->name, &text, NULL);
+        if (! gpufx_matrix_parse (&r->filter->convolve, text,
+                                  message, sizeof message))
+          g_set_error (&r->error, GPU_FILTERS_ERROR, 0,
+                       _("Argument '%s': %s"), p->name, message);
+        g_free (text);
+      }
+      return;
+    }
+
+  if (! gpufx_param_set (r->filter, r->options, p, value,
+                         message, sizeof message))
+    g_set_error (&r->error, GPU_FILTERS_ERROR, 0,
+                 _("Argument '%s': %s"), p->name, message);
+}
+
+gboolean
+gpu_args_read (GimpProcedureConfig   *config,
+               const GpufxFilterInfo *info,
+               GpufxFilter           *filter,
+               GpufxOptions          *options,
+               GError               **error)
+{
+  GpufxFilter  f;
+  GpufxOptions o;
+  ArgsRead     r = { config, &f, &o, NULL };
+  char         message[GPUFX_MESSAGE_MAX] = "";
+
+  gpufx_filter_init (&f, info->kind);
+  gpufx_options_init (&o);
+  gpu_args_foreach (info, args_read_one, &r);
+  if (r.error)
+    {
+      g_propagate_error (error, r.error);
+      return FALSE;
+    }
+  if (gpufx_filter_validate (&f, message, sizeof message) != GPUFX_OK)
+    {
+      g_set_error (error, GPU_FILTERS_ERROR, 0, "%s", message);
+      return FALSE;
+    }
+  *filter = f;
+  *options = o;
+  return TRUE;
+}

@@ -1,0 +1,88 @@
+/* gimp-gpu-filters: the Gaussian plan's fit, and the sliding cosine sums
+ * against direct taps on long lines (phase drift).
+ *
+ * Copyright (C) 2026 The gimp-gpu-filters authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "engine-test.h"
+#include "gaussian-plan.h"
+
+int
+main (void)
+{
+  static const double sigmas[] = { 0, 0.3, 2, 4, 4.2, 8, 33, 100, 500, 1500 };
+  GpufxOptions opt;
+
+  gpufx_options_init (&opt);
+  opt.backend = GPUFX_BACKEND_CPU;
+
+  for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
+    {
+      GpufxGaussianPlan p;
+      int               r;
+      double           *ref = ref_gauss_taps (sigmas[i], &r);
+      double            sum = 0, l1 = 0;
+
+      CHECK (gpufx_gaussian_plan_init (&p, sigmas[i], GPUFX_GAUSS_DIRECT_RADIUS),
+             "plan %g", sigmas[i]);
+      CHECK (p.radius == r, "sigma %g: radius %d, want %d", sigmas[i],
+             p.radius, r);
+      for (int k = 0; k <= 2 * r; k++)
+        {
+          double fit = p.taps[k];
+
+          sum += p.taps[k];
+          CHECK (fabs (p.taps[k] - ref[k]) < 1e-15, "tap %d", k);
+          if (p.n_terms)
+            {
+              fit = 0;
+              for (int m = 0; m < p.n_terms; m++)
+                fit += p.coeff[m] * cos (p.omega[m] * (k - r));
+            }
+          l1 += fabs (fit - ref[k]);
+        }
+      CHECK (fabs (sum - 1) < 1e-12, "sigma %g: taps sum %.17g", sigmas[i],
+             sum);
+      CHECK (l1 < 1e-5, "sigma %g: fit L1 error %.3g", sigmas[i], l1);
+      CHECK ((p.n_terms > 0) == (r > GPUFX_GAUSS_DIRECT_RADIUS),
+             "sigma %g: %d terms", sigmas[i], p.n_terms);
+      printf ("sigma %-6g r %-5d terms %-2d period %-5d fit L1 %.3g\n",
+              sigmas[i], r, p.n_terms, p.period, l1);
+      free (ref);
+      gpufx_gaussian_plan_clear (&p);
+    }
+
+  /* Lines of 4000+ samples: the engine (sliding sums, double) against
+   * direct taps, per sigma, every border mode. */
+  for (size_t i = 6; i < sizeof sigmas / sizeof sigmas[0]; i++)
+    for (int b = 0; b < 4; b++)
+      {
+        const int  n = 4099;
+        float     *src = test_image (n, 1, 1, -1);
+        float     *dst = malloc (sizeof (float) * n);
+        GpufxImage vs = test_view (src, n, 1, 1, -1, false);
+        GpufxImage vd = test_view (dst, n, 1, 1, -1, false);
+        GpufxFilter f;
+        double    *ref, worst = 0;
+
+        gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+        f.gaussian.std_dev_x = sigmas[i];
+        f.gaussian.std_dev_y = 0;
+        f.border = (GpufxBorder) b;
+        CHECK (gpufx_run (&f, &vs, &vd, &opt, NULL) == GPUFX_OK, "run");
+        ref = ref_run (&f, src, n, 1, 1, -1, false, NULL);
+        for (int x = 0; x < n; x++)
+          if (fabs (dst[x] - ref[x]) > worst)
+            worst = fabs (dst[x] - ref[x]);
+        /* The fit's bound plus float output rounding. */
+        CHECK (worst < 2e-6, "sigma %g %s: error %.3g", sigmas[i],
+               gpufx_border_name (f.border), worst);
+        if (b == 0)
+          printf ("line of %d, sigma %g: max error %.3g\n", n, sigmas[i],
+                  worst);
+        free (ref);
+        free (src);
+        free (dst);
+      }
+  return test_summary ("test-gaussian-plan");
+}

@@ -1,0 +1,432 @@
+/* gimp-gpu-filters: the CUDA backend against the CPU backend.
+ *
+ * Copyright (C) 2026 The gimp-gpu-filters authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * Runs every filter with every border on random [0, 1] images through
+ * gpufx_run (backend cpu, then cuda) and compares: 1e-5 absolute, Kuwahara
+ * allowed to differ at near-ties on 0.2% of pixels.  Odd sizes, masks
+ * larger than the image, alpha, regions, forced small bands, cancellation.
+ * Exits 77 (skip) without a CUDA device.  --quick: a smaller set, for
+ * compute-sanitizer.
+ */
+#include "gpufx.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int    n_fail, n_run;
+static bool   quick;
+static unsigned long long rng = 88172645463325252ULL;
+
+static double
+rnd (void)
+{
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (rng >> 11) * (1.0 / 9007199254740992.0);
+}
+
+typedef struct
+{
+  int  w, h, ch, alpha;
+} Shape;
+
+static float *
+image_new (Shape s)
+{
+  float *p = malloc (sizeof (float) * s.w * s.h * s.ch);
+
+  for (long i = 0; i < (long) s.w * s.h * s.ch; i++)
+    p[i] = (float) rnd ();
+  return p;
+}
+
+static GpufxImage
+view (float *p, Shape s)
+{
+  GpufxImage v = { p, s.w, s.h, s.ch, (ptrdiff_t) s.w * s.ch, s.alpha, false };
+
+  return v;
+}
+
+/* Runs both backends over dst_rect of the image; returns mismatches. */
+static void
+check_region (const char *what, const GpufxFilter *f, Shape s, GpufxRect dr,
+              size_t band_bytes)
+{
+  GpufxRect    sr = gpufx_input_rect (f, s.w, s.h, dr);
+  Shape        ss = { sr.width, sr.height, s.ch, s.alpha };
+  Shape        ds = { dr.width, dr.height, s.ch, s.alpha };
+  float       *img = image_new (s);
+  float       *src = malloc (sizeof (float) * ss.w * ss.h * s.ch);
+  float       *a = calloc ((size_t) ds.w * ds.h * s.ch, sizeof (float));
+  float       *b = calloc ((size_t) ds.w * ds.h * s.ch, sizeof (float));
+  GpufxImage   vs, va, vb;
+  GpufxOptions o;
+  GpufxReport  ra, rb;
+  GpufxStatus  st_a, st_b;
+  double       worst = 0, tol = 1e-5;
+  bool         premult = s.alpha >= 0 && f->kind != GPUFX_FILTER_SOBEL;
+  long         bad = 0, n = (long) ds.w * ds.h;
+
+  for (int y = 0; y < ss.h; y++)
+    memcpy (src + (size_t) y * ss.w * s.ch,
+            img + ((size_t) (sr.y + y) * s.w + sr.x) * s.ch,
+            sizeof (float) * ss.w * s.ch);
+  vs = view (src, ss);
+  va = view (a, ds);
+  vb = view (b, ds);
+  gpufx_options_init (&o);
+  o.cuda_band_bytes = band_bytes;
+  o.threads = 1;   /* the reference; CUDA is what is tested */
+  o.backend = GPUFX_BACKEND_CPU;
+  st_a = gpufx_run_region (f, &vs, sr, &va, dr, s.w, s.h, &o, &ra);
+  o.backend = GPUFX_BACKEND_CUDA;
+  st_b = gpufx_run_region (f, &vs, sr, &vb, dr, s.w, s.h, &o, &rb);
+  n_run++;
+  if (st_a != GPUFX_OK || st_b != GPUFX_OK || rb.backend_used != GPUFX_BACKEND_CUDA)
+    {
+      printf ("FAIL %s: cpu %s (%s), cuda %s (%s)\n", what,
+              gpufx_status_message (st_a), ra.message,
+              gpufx_status_message (st_b), rb.message);
+      n_fail++;
+      goto out;
+    }
+  for (long i = 0; i < n; i++)
+    {
+      double e = 0;
+
+      for (int c = 0; c < s.ch; c++)
+        {
+          double va = a[i * s.ch + c], vb = b[i * s.ch + c], d;
+
+          /* Straight colour is premultiplied colour / alpha: where the
+           * filtered alpha is near 0 that division magnifies float
+           * rounding without bound, so compare what the filter made. */
+          if (premult && c != s.alpha)
+            {
+              va *= a[i * s.ch + s.alpha];
+              vb *= b[i * s.ch + s.alpha];
+            }
+          d = fabs (va - vb);
+
+          if (! (d <= e))
+            e = isnan (d) ? INFINITY : d;
+        }
+      if (e > tol)
+        bad++;
+      if (e > worst)
+        worst = e;
+    }
+  if (f->kind == GPUFX_FILTER_KUWAHARA ? bad > n * 0.002 + 1 : bad > 0)
+    {
+      printf ("FAIL %s: %ld of %ld pixels differ, worst %.3g\n", what, bad,
+              n, worst);
+      n_fail++;
+    }
+  else if (getenv ("VERBOSE"))
+    printf ("ok   %s: worst %.3g, %ld near-ties\n", what, worst, bad);
+out:
+  free (img);
+  free (src);
+  free (a);
+  free (b);
+}
+
+static void
+check (const char *what, const GpufxFilter *f, Shape s)
+{
+  GpufxRect whole = { 0, 0, s.w, s.h };
+  char      name[200];
+
+  snprintf (name, sizeof name, "%s %dx%dx%d a%d %s", what, s.w, s.h, s.ch,
+            s.alpha, gpufx_border_name (f->border));
+  check_region (name, f, s, whole, 0);
+}
+
+static const Shape shapes_full[] = {
+  { 1, 1, 1, -1 }, { 1, 23, 3, -1 }, { 29, 1, 4, 3 }, { 31, 17, 1, -1 },
+  { 37, 41, 3, -1 }, { 64, 47, 4, 3 }, { 53, 59, 4, -1 }, { 43, 29, 2, 1 },
+};
+static const Shape shapes_quick[] = {
+  { 1, 1, 1, -1 }, { 29, 1, 4, 3 }, { 37, 41, 3, -1 }, { 64, 47, 4, 3 },
+};
+
+static void
+each_shape (const char *what, GpufxFilter *f)
+{
+  const Shape *shapes = quick ? shapes_quick : shapes_full;
+  int          n = quick ? 4 : 8;
+
+  for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
+    for (int i = 0; i < n; i++)
+      {
+        f->border = (GpufxBorder) b;
+        check (what, f, shapes[i]);
+      }
+}
+
+static void
+random_matrix (GpufxFilter *f, int w, int h, bool rank1)
+{
+  double sum = 0, u[GPUFX_MATRIX_MAX], v[GPUFX_MATRIX_MAX];
+
+  gpufx_filter_init (f, GPUFX_FILTER_CONVOLVE);
+  f->convolve.width = w;
+  f->convolve.height = h;
+  for (int j = 0; j < h; j++)
+    u[j] = 0.2 + rnd ();
+  for (int i = 0; i < w; i++)
+    v[i] = 0.2 + rnd ();
+  for (int k = 0; k < w * h; k++)
+    {
+      f->convolve.matrix[k] = rank1 ? (float) (u[k / w] * v[k % w])
+                                    : (float) (rnd () - 0.2);
+      sum += f->convolve.matrix[k];
+    }
+  f->convolve.divisor = sum;
+  f->convolve.offset = 0.25;
+}
+
+static void
+test_convolve (void)
+{
+  static const int sizes[][2] = { { 1, 1 }, { 3, 3 }, { 2, 2 }, { 4, 7 },
+                                  { 13, 13 }, { 1, 9 }, { 11, 1 },
+                                  { 63, 63 }, { 63, 5 } };
+  GpufxFilter f;
+  char        what[64];
+
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (int rank1 = 0; rank1 < 2; rank1++)
+      {
+        if (quick && s % 3 != 1)
+          continue;
+        random_matrix (&f, sizes[s][0], sizes[s][1], rank1);
+        snprintf (what, sizeof what, "convolve %dx%d%s", sizes[s][0],
+                  sizes[s][1], rank1 ? " rank-1" : "");
+        each_shape (what, &f);
+      }
+  /* Normalize with a zero and a negative sum (GEGL's offsets). */
+  /* Exact integer weights, so the sum is exactly 0 or negative. */
+  {
+    static const float zero_sum[9] = { 1, 2, 0, 0, 0, -1, -1, 0, -1 };
+
+    random_matrix (&f, 3, 3, false);
+    f.convolve.normalize = true;
+    memcpy (f.convolve.matrix, zero_sum, sizeof zero_sum);
+    each_shape ("convolve normalize zero-sum", &f);
+    f.convolve.matrix[4] = -2.0f;
+    each_shape ("convolve normalize negative", &f);
+  }
+}
+
+static void
+test_gaussian (void)
+{
+  static const double sig[][2] = { { 0, 1.5 }, { 2, 2 }, { 6.3, 0.7 },
+                                   { 10, 50 }, { 33, 0 }, { 200, 1500 } };
+  GpufxFilter f;
+  char        what[64];
+
+  gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+  for (size_t s = 0; s < sizeof sig / sizeof sig[0]; s++)
+    {
+      if (quick && s % 2)
+        continue;
+      f.gaussian.std_dev_x = sig[s][0];
+      f.gaussian.std_dev_y = sig[s][1];
+      snprintf (what, sizeof what, "gaussian %g,%g", sig[s][0], sig[s][1]);
+      each_shape (what, &f);
+    }
+}
+
+static void
+test_sobel (void)
+{
+  GpufxFilter f;
+  char        what[64];
+
+  gpufx_filter_init (&f, GPUFX_FILTER_SOBEL);
+  for (int m = 0; m < 8; m++)
+    {
+      if (quick && m != 3 && m != 5)
+        continue;
+      f.sobel.horizontal = m & 1;
+      f.sobel.vertical = (m >> 1) & 1;
+      f.sobel.keep_sign = (m >> 2) & 1;
+      snprintf (what, sizeof what, "sobel h%d v%d s%d", m & 1, (m >> 1) & 1,
+                (m >> 2) & 1);
+      each_shape (what, &f);
+    }
+}
+
+static void
+test_kuwahara (void)
+{
+  static const int radii[] = { 1, 2, 5, 30 };
+  GpufxFilter f;
+  char        what[64];
+
+  gpufx_filter_init (&f, GPUFX_FILTER_KUWAHARA);
+  for (size_t r = 0; r < sizeof radii / sizeof radii[0]; r++)
+    {
+      if (quick && r % 2)
+        continue;
+      f.kuwahara.radius = radii[r];
+      snprintf (what, sizeof what, "kuwahara r%d", radii[r]);
+      each_shape (what, &f);
+    }
+}
+
+/* Regions and bands: a sub-rectangle, and small forced bands. */
+static void
+test_regions_and_bands (void)
+{
+  GpufxFilter f[4];
+  Shape       s = { 150, 260, 4, 3 };
+  GpufxRect   dr = { 17, 33, 101, 190 };
+  GpufxRect   whole = { 0, 0, 150, 260 };
+  char        what[96];
+
+  random_matrix (&f[0], 5, 7, false);
+  gpufx_filter_init (&f[1], GPUFX_FILTER_GAUSSIAN_BLUR);
+  f[1].gaussian.std_dev_x = 3;
+  f[1].gaussian.std_dev_y = 40;
+  gpufx_filter_init (&f[2], GPUFX_FILTER_SOBEL);
+  gpufx_filter_init (&f[3], GPUFX_FILTER_KUWAHARA);
+  f[3].kuwahara.radius = 6;
+  for (int k = 0; k < 4; k++)
+    for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
+      {
+        f[k].border = (GpufxBorder) b;
+        snprintf (what, sizeof what, "%s region %s",
+                  gpufx_filter_name (f[k].kind), gpufx_border_name (b));
+        check_region (what, &f[k], s, dr, 0);
+        snprintf (what, sizeof what, "%s small bands %s",
+                  gpufx_filter_name (f[k].kind), gpufx_border_name (b));
+        check_region (what, &f[k], s, whole, 96 * 1024);
+        snprintf (what, sizeof what, "%s region small bands %s",
+                  gpufx_filter_name (f[k].kind), gpufx_border_name (b));
+        check_region (what, &f[k], s, dr, 200 * 1024);
+      }
+}
+
+/* Images larger than one tile or one block of lines: the row tiles, the
+ * column blocks and the chunked sums of cosines must join up. */
+static void
+test_large (void)
+{
+  static const Shape shapes[] = { { 1100, 300, 4, 3 }, { 997, 601, 3, -1 } };
+  static const double sig[][2] = { { 2, 6 }, { 10, 50 }, { 200, 1.5 } };
+  GpufxFilter f;
+  char        what[96];
+
+  for (int i = 0; i < 2; i++)
+    for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
+      {
+        gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+        f.border = (GpufxBorder) b;
+        for (size_t k = 0; k < sizeof sig / sizeof sig[0]; k++)
+          {
+            if (i == 1 && k != 1)
+              continue;
+            f.gaussian.std_dev_x = sig[k][0];
+            f.gaussian.std_dev_y = sig[k][1];
+            snprintf (what, sizeof what, "large gaussian %g,%g", sig[k][0],
+                      sig[k][1]);
+            check (what, &f, shapes[i]);
+          }
+        gpufx_filter_init (&f, GPUFX_FILTER_SOBEL);
+        f.border = (GpufxBorder) b;
+        check ("large sobel", &f, shapes[i]);
+        random_matrix (&f, 9, 5, true);
+        f.border = (GpufxBorder) b;
+        check ("large convolve 9x5 rank-1", &f, shapes[i]);
+        random_matrix (&f, 13, 13, false);
+        f.border = (GpufxBorder) b;
+        check ("large convolve 13x13", &f, shapes[i]);
+        gpufx_filter_init (&f, GPUFX_FILTER_KUWAHARA);
+        f.border = (GpufxBorder) b;
+        f.kuwahara.radius = 10;
+        check ("large kuwahara r10", &f, shapes[i]);
+      }
+}
+
+static bool
+cancel_at_half (double fraction, void *data)
+{
+  (*(int *) data)++;
+  return fraction < 0.5;
+}
+
+static void
+test_cancel (void)
+{
+  GpufxFilter  f;
+  Shape        s = { 64, 300, 4, -1 };
+  float       *a = image_new (s), *b = image_new (s);
+  GpufxImage   va = view (a, s), vb = view (b, s);
+  GpufxOptions o;
+  GpufxReport  r;
+  GpufxStatus  st;
+  int          calls = 0;
+
+  gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+  gpufx_options_init (&o);
+  o.backend = GPUFX_BACKEND_CUDA;
+  o.cuda_band_bytes = 64 * 1024;
+  o.progress = cancel_at_half;
+  o.progress_data = &calls;
+  st = gpufx_run (&f, &va, &vb, &o, &r);
+  n_run++;
+  if (st != GPUFX_ERROR_CANCELLED || calls < 2)
+    {
+      printf ("FAIL cancel: %s after %d progress calls\n",
+              gpufx_status_message (st), calls);
+      n_fail++;
+    }
+  /* The context must still work after a cancel. */
+  o.progress = NULL;
+  st = gpufx_run (&f, &va, &vb, &o, &r);
+  n_run++;
+  if (st != GPUFX_OK)
+    {
+      printf ("FAIL run after cancel: %s (%s)\n", gpufx_status_message (st),
+              r.message);
+      n_fail++;
+    }
+  free (a);
+  free (b);
+}
+
+int
+main (int argc, char **argv)
+{
+  char why[GPUFX_MESSAGE_MAX];
+
+  quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
+  if (! gpufx_backend_available (GPUFX_BACKEND_CUDA, why, sizeof why))
+    {
+      printf ("SKIP: no usable CUDA device: %s\n", why);
+      return 77;
+    }
+  test_convolve ();
+  test_gaussian ();
+  test_sobel ();
+  test_kuwahara ();
+  test_regions_and_bands ();
+  if (! quick)
+    test_large ();
+  test_cancel ();
+  gpufx_release ();
+  /* Again after a release: the context must come back. */
+  test_cancel ();
+  gpufx_release ();
+  printf ("%d of %d comparisons failed\n", n_fail, n_run);
+  return n_fail ? 1 : 0;
+}
