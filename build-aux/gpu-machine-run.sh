@@ -4,7 +4,12 @@
 # compute-sanitizer (memcheck, racecheck, synccheck) on the quick gpu test,
 # the benchmarks, and a short table last.  Full logs go to $OUT when set
 # (at most 8 files come back), else to /tmp/gpufx-run.
-#   build-aux/gpu-machine-run.sh [--no-sanitizers] [--no-bench]
+#   build-aux/gpu-machine-run.sh [--no-sanitizers] [--no-bench] [--no-engine]
+# Environment: GPUFX_NO_BENCH=1 is --no-bench; SAN_TOOLS (default
+# "memcheck racecheck synccheck") picks the sanitizer tools, in order;
+# SAN_TIMEOUT (seconds, default 300) limits each tool's run.  A tool's
+# rc=124 means that timeout, not a crash.  The racecheck log is kept whole
+# (racecheck.log: every comparison with its time).
 # The NPP peer (tests/bench/gpu/bench-npp) is built only where the toolkit
 # has npp.h; ninja -k 0 lets everything else build if it fails.
 set -u
@@ -12,10 +17,13 @@ cd "$(dirname "$0")/.."
 OUTDIR=${OUT:-/tmp/gpufx-run}
 mkdir -p "$OUTDIR"
 BUILD=/tmp/build-gpu
-SAN=1; BENCH=1
+SAN=1; BENCH=1; ENGINE=1
+[ "${GPUFX_NO_BENCH:-0}" = 1 ] && BENCH=0
 for a in "$@"; do
-  case $a in --no-sanitizers) SAN=0;; --no-bench) BENCH=0;; esac
+  case $a in --no-sanitizers) SAN=0;; --no-bench) BENCH=0;; --no-engine) ENGINE=0;; esac
 done
+SAN_TOOLS=${SAN_TOOLS:-memcheck racecheck synccheck}
+SAN_TIMEOUT=${SAN_TIMEOUT:-300}
 export PATH=/usr/local/cuda/bin:$PATH
 MESON=meson
 command -v meson >/dev/null || MESON="python3 -m mesonbuild.mesonmain"
@@ -40,18 +48,26 @@ readelf -d $BUILD/cli/gpufx 2>/dev/null | grep -q libcudart && step "static cuda
 
 $MESON test -C $BUILD --suite gpu --print-errorlogs > "$OUTDIR/tests.log" 2>&1
 step "gpu suite" "$(grep -E '^(Ok|Fail|Skipped|Timeout):' "$OUTDIR/tests.log" | tr -s ' ' | tr '\n' ' ')"
-$MESON test -C $BUILD --suite engine --timeout-multiplier 0.4 --print-errorlogs >> "$OUTDIR/tests.log" 2>&1
-step "engine suite" "$(grep -E '^(Ok|Fail|Skipped|Timeout):' "$OUTDIR/tests.log" | tr -s ' ' | tr '\n' ' ')"
+if [ $ENGINE = 1 ]; then
+  $MESON test -C $BUILD --suite engine --timeout-multiplier 0.4 --print-errorlogs >> "$OUTDIR/tests.log" 2>&1
+  step "engine suite" "$(grep -E '^(Ok|Fail|Skipped|Timeout):' "$OUTDIR/tests.log" | tr -s ' ' | tr '\n' ' ')"
+fi
 grep -E "FAIL|SKIP:|comparisons" "$OUTDIR/tests.log" | head -20
 
 if [ $SAN = 1 ] && command -v compute-sanitizer >/dev/null; then
   : > "$OUTDIR/sanitizer.log"
-  for tool in memcheck racecheck synccheck; do
+  for tool in $SAN_TOOLS; do
     extra=""; [ $tool = memcheck ] && extra="--leak-check full"
-    timeout 300 compute-sanitizer --tool $tool $extra --error-exitcode 9 \
-      $BUILD/tests/gpu/test-gpu-vs-cpu --quick >> "$OUTDIR/sanitizer.log" 2>&1
+    # Line-buffered and verbose: if the target dies, the log shows where.
+    t0=$(date +%s)
+    VERBOSE=1 timeout $SAN_TIMEOUT compute-sanitizer --tool $tool $extra --error-exitcode 9 \
+      $BUILD/tests/gpu/test-gpu-vs-cpu --quick > /tmp/gpufx-san-$tool.log 2>&1
     rc=$?
-    step "sanitizer $tool" "$([ $rc = 0 ] && echo clean || echo "rc=$rc")"
+    secs=$(( $(date +%s) - t0 ))
+    grep -v "^ok " /tmp/gpufx-san-$tool.log >> "$OUTDIR/sanitizer.log"
+    [ $tool = racecheck ] && cp /tmp/gpufx-san-$tool.log "$OUTDIR/racecheck.log"
+    [ $rc != 0 ] && { echo "== $tool rc=$rc, last lines:"; tail -4 /tmp/gpufx-san-$tool.log; }
+    step "sanitizer $tool" "$([ $rc = 0 ] && echo clean || echo "rc=$rc")$([ $rc = 124 ] && echo ' (timeout)') ${secs}s"
   done
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= [A-Z]" "$OUTDIR/sanitizer.log" | sort | uniq -c | head -20
 fi

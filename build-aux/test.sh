@@ -29,4 +29,5 @@ status=0
 meson test -C "$BUILD" --no-rebuild --print-errorlogs \
   --num-processes "$( [ -n "${CI:-}" ] && echo 2 || nproc )" || status=$?
 echo "== tests: $((SECONDS - t0)) s in all; log: $BUILD/meson-logs/testlog.txt"
+python3 "$HERE/test-summary.py" "$BUILD" || status=1
 exit $status

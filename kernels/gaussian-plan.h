@@ -38,8 +38,9 @@ extern "C" {
 
 #define GPUFX_GAUSS_MAX_TERMS 16
 
-/* Radius up to which the CPU backend applies the taps directly (chosen by
- * measurement); other backends may pick their own threshold. */
+/* A threshold for direct taps (the plan's tests use it); each backend
+ * picks its own by measurement (the CPU: GAUSS_DIRECT_MAX in
+ * cpu/cpu-gaussian.c, CUDA: GPUFX_CUDA_GAUSS_DIRECT_RADIUS). */
 #define GPUFX_GAUSS_DIRECT_RADIUS 20
 
 typedef struct

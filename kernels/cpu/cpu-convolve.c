@@ -9,6 +9,13 @@
  * weights are skipped; a rank-1 matrix runs as a row pass and a column
  * pass.
  */
+/* Let a * b + c become one FMA in the hot loops (C11 mode turns
+ * contraction off; results move by float rounding only). */
+#if defined(__GNUC__) && ! defined(__clang__)
+#pragma GCC optimize ("fp-contract=fast")
+#elif defined(__clang__)
+#pragma clang fp contract(fast)
+#endif
 #include "cpu-pool.h"
 #include "cpu-filters.h"
 
@@ -36,6 +43,8 @@ typedef struct
   ptrdiff_t      *xmap;
   float           offset[GPUFX_MAX_CHANNELS];
   bool            any_offset;
+  void          (*block) (const float *, ptrdiff_t, const ConvTap *, int,
+                          float *, int);
 } ConvCtx;
 
 bool
@@ -68,49 +77,32 @@ cpu_matrix_separable (const float *m, int w, int h, double *col, double *row)
   return true;
 }
 
-/* acc[q] = sum over taps of w * in[dy][q + dx], q < n; rows of in are
- * stride floats apart.  The fixed-size block keeps acc in registers. */
-static inline void
-conv_block (const float *in, ptrdiff_t stride, const ConvTap *taps,
-            int n_taps, float *out, int n)
-{
-  int q0 = 0;
+/* The inner kernel: an AVX2 + FMA copy picked at run time where the CPU
+ * has them, and a 16-byte one (SSE2 and the like). */
+typedef float ConvV4 __attribute__ ((vector_size (16), aligned (4),
+                                     may_alias));
 
-  for (; q0 + CONV_BLOCK <= n; q0 += CONV_BLOCK)
-    {
-      CpuV8 a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+#define GF_V       ConvV4
+#define GF_W       4
+#define GF_ATTR
+#define GF_NAME(f) f##_v4
+#include "cpu-conv-block.h"
+#undef GF_V
+#undef GF_W
+#undef GF_ATTR
+#undef GF_NAME
 
-      for (int t = 0; t < n_taps; t++)
-        {
-          const float *s = in + taps[t].dy * stride + taps[t].dx + q0;
-          const float  w = taps[t].w;
-
-          a0 += w * *(const CpuV8 *) s;
-          a1 += w * *(const CpuV8 *) (s + 8);
-          a2 += w * *(const CpuV8 *) (s + 16);
-          a3 += w * *(const CpuV8 *) (s + 24);
-        }
-      *(CpuV8 *) (out + q0) = a0;
-      *(CpuV8 *) (out + q0 + 8) = a1;
-      *(CpuV8 *) (out + q0 + 16) = a2;
-      *(CpuV8 *) (out + q0 + 24) = a3;
-    }
-  if (q0 < n)
-    {
-      float acc[CONV_BLOCK] = { 0 };
-      int   len = n - q0;
-
-      for (int t = 0; t < n_taps; t++)
-        {
-          const float *s = in + taps[t].dy * stride + taps[t].dx + q0;
-          const float  w = taps[t].w;
-
-          for (int q = 0; q < len; q++)
-            acc[q] += w * s[q];
-        }
-      memcpy (out + q0, acc, sizeof (float) * len);
-    }
-}
+#if CPU_HAVE_V3
+#define GF_V       CpuV8
+#define GF_W       8
+#define GF_ATTR    __attribute__ ((target ("arch=x86-64-v3")))
+#define GF_NAME(f) f##_v8
+#include "cpu-conv-block.h"
+#undef GF_V
+#undef GF_W
+#undef GF_ATTR
+#undef GF_NAME
+#endif
 
 static void
 conv_add_offset (const ConvCtx *c, float *out, int n_pixels)
@@ -158,7 +150,7 @@ conv_band (void *data, int begin, int end)
       for (int i = 0; i < c->mw; i++)
         taps[i] = (ConvTap) { 0, i * ch, c->row_w[i] };
       for (int r = 0; r < rows; r++)
-        conv_block (pad + (size_t) r * pw, pw, taps, c->mw,
+        c->block (pad + (size_t) r * pw, pw, taps, c->mw,
                     mid + (size_t) r * n, n);
       for (int j = 0; j < c->mh; j++)
         taps[j] = (ConvTap) { j, 0, c->col_w[j] };
@@ -166,7 +158,7 @@ conv_band (void *data, int begin, int end)
         {
           float *out = job->dst + (ptrdiff_t) y * job->dst_stride;
 
-          conv_block (mid + (size_t) (y - y0) * n, n, taps, c->mh, out, n);
+          c->block (mid + (size_t) (y - y0) * n, n, taps, c->mh, out, n);
           if (any_offset)
             conv_add_offset (c, out, d.width);
         }
@@ -176,7 +168,7 @@ conv_band (void *data, int begin, int end)
       {
         float *out = job->dst + (ptrdiff_t) y * job->dst_stride;
 
-        conv_block (pad + (size_t) (y - y0) * pw, pw, c->taps, c->n_taps,
+        c->block (pad + (size_t) (y - y0) * pw, pw, c->taps, c->n_taps,
                     out, n);
         if (any_offset)
           conv_add_offset (c, out, d.width);
@@ -200,6 +192,11 @@ cpu_convolve (const GpufxJob *job, GpufxReport *report)
 
   memset (&c, 0, sizeof c);
   c.job = job;
+  c.block = conv_block_v4;
+#if CPU_HAVE_V3
+  if (cpu_has_v3 ())
+    c.block = conv_block_v8;
+#endif
   c.mw = p->width;
   c.mh = p->height;
   c.left = p->width / 2;

@@ -3,12 +3,19 @@
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  *
- * Two 1-D passes: rows into a float buffer, then columns.  Each pass uses
- * the plan from gaussian-plan.h: direct taps for small radii, else the
- * sliding sum of cosines in double, whose cost does not depend on sigma.
- * Both run on the line padded with the border rule; the cosine form starts
- * from an empty window 2r + 1 samples before the first output, so a line
- * costs O(n + 2r).
+ * Two 1-D passes, each using the plan from gaussian-plan.h.
+ *
+ * Both radii direct (r <= GAUSS_DIRECT_MAX): one fused pass over tiles of
+ * the output (gauss_fused): vertical taps straight from the source into a
+ * tile-sized buffer that stays in L2, then horizontal taps into the
+ * output.  The kernel's symmetry halves the multiplies; no full-size
+ * temporary.  See NOTES-cpu.md for the measurements behind it.
+ *
+ * Otherwise: rows into a float buffer, then columns, each with direct taps
+ * or the sliding sum of cosines in double, whose cost does not depend on
+ * sigma.  Both run on the line padded with the border rule; the cosine
+ * form starts from an empty window 2r + 1 samples before the first output,
+ * so a line costs O(n + 2r).
  */
 /* Let a * b + c become one FMA in the hot loops (C11 mode turns
  * contraction off; results move by float rounding only). */
@@ -24,10 +31,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Helpers of the hot loops: inlined into the callers' AVX2 clones (a
+ * separate copy would be built for the default target only). */
+#if defined(__GNUC__)
+#define CPU_INLINE __attribute__ ((always_inline))
+#else
+#define CPU_INLINE
+#endif
+
 #define GAUSS_BLOCK 64    /* floats of output per register block */
 #define GAUSS_STRIP 128   /* columns (floats) per vertical cosine strip */
 #define GAUSS_CHUNK 32    /* floats per column chunk of the fused path */
-#define GAUSS_MAX_BAND 64 /* rows per item of the fused path, at most */
+/* Radius up to which this backend applies the taps directly (measured:
+ * see NOTES-cpu.md); beyond it, the cosine sums. */
+#define GAUSS_DIRECT_MAX 80
+#define GAUSS_BAND 32     /* rows per item of the fused path */
+#define GAUSS_TILE_FLOATS (96 * 1024)  /* vertical results per item */
 /* Explicit 8-float vectors in the tap loops: measured no clear gain over
  * the auto-vectorised loops on the 2-core test machine, so off. */
 #ifndef GAUSS_V8
@@ -55,8 +74,8 @@ typedef struct
   const GpufxJob   *job;
   GpufxGaussianPlan plan_x, plan_y;
   GaussTerm         tx[GPUFX_GAUSS_MAX_TERMS], ty[GPUFX_GAUSS_MAX_TERMS];
-  float             taps_x[64];    /* taps 0..r for direct radii */
-  float             taps_y[64];
+  float             taps_x[GAUSS_DIRECT_MAX + 1];  /* taps 0..r (direct) */
+  float             taps_y[GAUSS_DIRECT_MAX + 1];
   ptrdiff_t        *xmap;          /* columns d.x - rx .. */
   int               line_w;        /* d.width * channels */
 
@@ -75,6 +94,12 @@ typedef struct
   GaussRun         *runs;
   int               n_runs;
   int               band;          /* rows per item */
+  void            (*hrow) (const float *, float *, int, int, int,
+                           const float *);
+  void            (*vchunk) (const float *const *, ptrdiff_t, int, int, int,
+                             const float *, float *, float *, ptrdiff_t);
+  int               tile_w;        /* output pixels per item */
+  int               n_tiles;       /* items across */
 } GaussCtx;
 
 static void
@@ -95,7 +120,7 @@ gauss_terms (const GpufxGaussianPlan *p, GaussTerm *t)
 }
 
 /* out[q] = sum_k taps[|k|] * in[q + (r + k) * step], q < n. */
-static inline void
+CPU_INLINE static inline void
 gauss_fir (const float *in, float *out, int n, int r, int step,
            const float *taps)
 {
@@ -148,7 +173,7 @@ gauss_fir (const float *in, float *out, int n, int r, int step,
 
 /* The sliding cosine sums along one padded line of n_pad pixels of ch
  * channels; writes n outputs (the line is n + 2r long). */
-static inline void
+CPU_INLINE static inline void
 gauss_cos_line (const float *pad, int n, int r, int ch,
                 const GaussTerm *t, int n_terms, float *out)
 {
@@ -246,7 +271,7 @@ gauss_cols_fir (void *data, int begin, int end)
   GaussCtx       *g = data;
   const GpufxJob *job = g->job;
   const int       r = g->plan_y.radius;
-  const float    *rows[2 * 64 + 1];
+  const float    *rows[2 * GAUSS_DIRECT_MAX + 1];
 
   for (int y = begin; y < end; y++)
     {
@@ -386,113 +411,40 @@ gauss_cols_cos (void *data, int begin, int end)
  * warm-up, so any band of rows is an independent item. */
 
 
-/* out[q] = sum_{|k| <= r} taps[|k|] * rows[r + k][q], q < n. */
-static inline void
-gauss_vfir (const float *const *rows, ptrdiff_t off, float *out, int n,
-            int r, const float *taps)
-{
-  const float *const *mid = rows + r;
-  int q = 0;
+/* The direct-tap kernels: an AVX2 + FMA copy picked at run time where
+ * the CPU has them, and a 16-byte one (SSE2 and the like). */
+typedef float GaussV4 __attribute__ ((vector_size (16), aligned (4),
+                                      may_alias));
 
-  for (; q + 32 <= n; q += 32)
-    {
-      const float *c = mid[0] + off + q;
-      CpuV8 a0 = taps[0] * *(const CpuV8 *) c;
-      CpuV8 a1 = taps[0] * *(const CpuV8 *) (c + 8);
-      CpuV8 a2 = taps[0] * *(const CpuV8 *) (c + 16);
-      CpuV8 a3 = taps[0] * *(const CpuV8 *) (c + 24);
+#define GF_V       GaussV4
+#define GF_W       4
+#define GF_ATTR
+#define GF_NAME(f) f##_v4
+#include "cpu-gauss-fir.h"
+#undef GF_V
+#undef GF_W
+#undef GF_ATTR
+#undef GF_NAME
 
-      for (int k = 1; k <= r; k++)
-        {
-          const float *a = mid[k] + off + q, *b = mid[-k] + off + q;
-          float        w = taps[k];
+#if CPU_HAVE_V3
+#define GF_V       CpuV8
+#define GF_W       8
+#define GF_ATTR    __attribute__ ((target ("arch=x86-64-v3")))
+#define GF_NAME(f) f##_v8
+#include "cpu-gauss-fir.h"
+#undef GF_V
+#undef GF_W
+#undef GF_ATTR
+#undef GF_NAME
+#endif
 
-          a0 += w * (*(const CpuV8 *) a + *(const CpuV8 *) b);
-          a1 += w * (*(const CpuV8 *) (a + 8) + *(const CpuV8 *) (b + 8));
-          a2 += w * (*(const CpuV8 *) (a + 16) + *(const CpuV8 *) (b + 16));
-          a3 += w * (*(const CpuV8 *) (a + 24) + *(const CpuV8 *) (b + 24));
-        }
-      *(CpuV8 *) (out + q) = a0;
-      *(CpuV8 *) (out + q + 8) = a1;
-      *(CpuV8 *) (out + q + 16) = a2;
-      *(CpuV8 *) (out + q + 24) = a3;
-    }
-  for (; q + 8 <= n; q += 8)
-    {
-      CpuV8 a0 = taps[0] * *(const CpuV8 *) (mid[0] + off + q);
-
-      for (int k = 1; k <= r; k++)
-        a0 += taps[k] * (*(const CpuV8 *) (mid[k] + off + q)
-                         + *(const CpuV8 *) (mid[-k] + off + q));
-      *(CpuV8 *) (out + q) = a0;
-    }
-  for (; q < n; q++)
-    {
-      float a0 = taps[0] * mid[0][off + q];
-
-      for (int k = 1; k <= r; k++)
-        a0 += taps[k] * (mid[k][off + q] + mid[-k][off + q]);
-      out[q] = a0;
-    }
-}
-
-/* out[q] = sum_{|k| <= r} taps[|k|] * pad[q + (r + k) * step], q < n. */
-static inline void
-gauss_hfir (const float *pad, float *out, int n, int r, int step,
-            const float *taps)
-{
-  int q = 0;
-
-  for (; q + 32 <= n; q += 32)
-    {
-      const float *c = pad + q + (ptrdiff_t) r * step;
-      CpuV8 a0 = taps[0] * *(const CpuV8 *) c;
-      CpuV8 a1 = taps[0] * *(const CpuV8 *) (c + 8);
-      CpuV8 a2 = taps[0] * *(const CpuV8 *) (c + 16);
-      CpuV8 a3 = taps[0] * *(const CpuV8 *) (c + 24);
-
-      for (int k = 1; k <= r; k++)
-        {
-          const float *a = c + (ptrdiff_t) k * step;
-          const float *b = c - (ptrdiff_t) k * step;
-          float        w = taps[k];
-
-          a0 += w * (*(const CpuV8 *) a + *(const CpuV8 *) b);
-          a1 += w * (*(const CpuV8 *) (a + 8) + *(const CpuV8 *) (b + 8));
-          a2 += w * (*(const CpuV8 *) (a + 16) + *(const CpuV8 *) (b + 16));
-          a3 += w * (*(const CpuV8 *) (a + 24) + *(const CpuV8 *) (b + 24));
-        }
-      *(CpuV8 *) (out + q) = a0;
-      *(CpuV8 *) (out + q + 8) = a1;
-      *(CpuV8 *) (out + q + 16) = a2;
-      *(CpuV8 *) (out + q + 24) = a3;
-    }
-  for (; q + 8 <= n; q += 8)
-    {
-      const float *c = pad + q + (ptrdiff_t) r * step;
-      CpuV8 a0 = taps[0] * *(const CpuV8 *) c;
-
-      for (int k = 1; k <= r; k++)
-        a0 += taps[k] * (*(const CpuV8 *) (c + (ptrdiff_t) k * step)
-                         + *(const CpuV8 *) (c - (ptrdiff_t) k * step));
-      *(CpuV8 *) (out + q) = a0;
-    }
-  for (; q < n; q++)
-    {
-      const float *c = pad + q + (ptrdiff_t) r * step;
-      float a0 = taps[0] * c[0];
-
-      for (int k = 1; k <= r; k++)
-        a0 += taps[k] * (c[(ptrdiff_t) k * step] + c[-(ptrdiff_t) k * step]);
-      out[q] = a0;
-    }
-}
-
-/* One item: a band of g->band output rows.  The vertical taps run column
- * chunk by column chunk down the whole band, so the chunk's source rows
- * stay in L1 from one output row to the next; the band's vertical results
- * (a few hundred KiB) stay in L2 for the horizontal taps. */
-CPU_HOT static bool
+/* One item: a tile of g->band output rows by g->tile_w output pixels.
+ * The vertical taps run column chunk by column chunk down the band, from
+ * a packed copy of the chunk's source rows (rows an image stride apart
+ * share a few L1 sets and evict each other), into a buffer of the tile
+ * plus its horizontal reach (a few hundred KiB: L2); then the horizontal
+ * taps run from that buffer into the output. */
+static bool
 gauss_fused (void *data, int begin, int end)
 {
   GaussCtx       *g = data;
@@ -500,18 +452,18 @@ gauss_fused (void *data, int begin, int end)
   const int       ch = job->channels;
   const int       rx = g->plan_x.radius, ry = g->plan_y.radius;
   const int       n = job->dst_rect.width;
-  const ptrdiff_t pw = ((ptrdiff_t) n + 2 * rx) * ch;
-  const float    *rows[2 * 64 + 1 + GAUSS_MAX_BAND];
-  float          *band = NULL;
+  const ptrdiff_t pw = ((ptrdiff_t) g->tile_w + 2 * rx) * ch;
+  const float    *rows[2 * GAUSS_DIRECT_MAX + 1 + GAUSS_BAND];
+  float          *buf = NULL;
   float          *pack = malloc (sizeof (float) * GAUSS_CHUNK
-                                 * (GAUSS_MAX_BAND + 2 * 64 + 1));
+                                 * (GAUSS_BAND + 2 * GAUSS_DIRECT_MAX));
 
   if (! pack)
     return false;
   if (rx > 0)
     {
-      band = malloc (sizeof (float) * (size_t) pw * g->band);
-      if (! band)
+      buf = malloc (sizeof (float) * (size_t) pw * g->band);
+      if (! buf)
         {
           free (pack);
           return false;
@@ -519,11 +471,16 @@ gauss_fused (void *data, int begin, int end)
     }
   for (int item = begin; item < end; item++)
     {
-      const int y0 = item * g->band;
+      const int y0 = item / g->n_tiles * g->band;
+      const int x0 = item % g->n_tiles * g->tile_w;
       const int nb = job->dst_rect.height - y0 < g->band
                      ? job->dst_rect.height - y0 : g->band;
-      float    *vout = rx > 0 ? band : job->dst + (ptrdiff_t) y0
-                                                  * job->dst_stride;
+      const int tw = n - x0 < g->tile_w ? n - x0 : g->tile_w;
+      /* Padded pixels p0 .. p1 - 1 go to vout's columns 0 .. */
+      const int p0 = x0, p1 = x0 + tw + 2 * rx;
+      float    *vout = rx > 0 ? buf : job->dst + (ptrdiff_t) y0
+                                                 * job->dst_stride
+                                       + (ptrdiff_t) x0 * ch;
       ptrdiff_t vstride = rx > 0 ? pw : job->dst_stride;
 
       for (int k = 0; k < nb + 2 * ry; k++)
@@ -536,33 +493,20 @@ gauss_fused (void *data, int begin, int end)
       for (int i = 0; i < g->n_runs; i++)
         {
           const GaussRun *u = &g->runs[i];
-          const int       len = u->len * ch;
+          const int a = u->pos > p0 ? u->pos : p0;
+          const int b = u->pos + u->len < p1 ? u->pos + u->len : p1;
+          const int len = (b - a) * ch;
+          const ptrdiff_t off = u->off + (ptrdiff_t) (a - u->pos) * ch;
+          float    *o = vout + (ptrdiff_t) (a - p0) * ch;
 
-          if (u->off >= 0 && u->from < 0 && ! getenv ("NOV"))    /* computed: -2 */
-            for (int q = 0; q < len; q += GAUSS_CHUNK)
-              {
-                int m = len - q < GAUSS_CHUNK ? len - q : GAUSS_CHUNK;
-
-                /* The chunk's source rows, packed: rows an image stride
-                 * apart share a few L1 sets and evict each other. */
-                if (m == GAUSS_CHUNK)
-                  for (int k = 0; k < nb + 2 * ry; k++)
-                    {
-                      const float *a = rows[k] + u->off + q;
-                      float       *b = pack + k * GAUSS_CHUNK;
-
-                      for (int j = 0; j < GAUSS_CHUNK; j += 8)
-                        *(CpuV8 *) (b + j) = *(const CpuV8 *) (a + j);
-                    }
-                else
-                  for (int k = 0; k < nb + 2 * ry; k++)
-                    memcpy (pack + k * GAUSS_CHUNK, rows[k] + u->off + q,
-                            sizeof (float) * m);
-                for (int y = 0; y < nb; y++)
-                  gauss_hfir (pack + y * GAUSS_CHUNK,
-                              vout + y * vstride + (ptrdiff_t) u->pos * ch
-                              + q, m, ry, GAUSS_CHUNK, g->taps_y);
-              }
+          if (a >= b || u->off < 0
+              || (u->from >= 0 && u->from + (a - u->pos) >= p0
+                  && u->from + (b - u->pos) <= p1))
+            continue;    /* zeros or a copy: below */
+          for (int q = 0; q < len; q += GAUSS_CHUNK)
+            g->vchunk (rows, off + q,
+                       len - q < GAUSS_CHUNK ? len - q : GAUSS_CHUNK,
+                       nb, ry, g->taps_y, pack, o + q, vstride);
         }
       for (int y = 0; y < nb; y++)
         {
@@ -571,23 +515,29 @@ gauss_fused (void *data, int begin, int end)
           for (int i = 0; i < g->n_runs; i++)
             {
               const GaussRun *u = &g->runs[i];
+              const int a = u->pos > p0 ? u->pos : p0;
+              const int b = u->pos + u->len < p1 ? u->pos + u->len : p1;
 
+              if (a >= b)
+                continue;
               if (u->off < 0)
-                memset (v + (ptrdiff_t) u->pos * ch, 0,
-                        sizeof (float) * (size_t) u->len * ch);
-              /* Border pixels repeat computed ones (clamp, mirror,
-               * wrap). */
-              else if (u->from >= 0)
-                memcpy (v + (ptrdiff_t) u->pos * ch,
-                        v + (ptrdiff_t) u->from * ch,
-                        sizeof (float) * (size_t) u->len * ch);
+                memset (v + (ptrdiff_t) (a - p0) * ch, 0,
+                        sizeof (float) * (size_t) (b - a) * ch);
+              /* Border pixels that repeat ones computed in this tile
+               * (clamp, mirror, wrap). */
+              else if (u->from >= 0 && u->from + (a - u->pos) >= p0
+                       && u->from + (b - u->pos) <= p1)
+                memcpy (v + (ptrdiff_t) (a - p0) * ch,
+                        v + (ptrdiff_t) (u->from + (a - u->pos) - p0) * ch,
+                        sizeof (float) * (size_t) (b - a) * ch);
             }
-          if (rx > 0 && ! getenv ("NOH"))
-            gauss_hfir (v, job->dst + (ptrdiff_t) (y0 + y) * job->dst_stride,
-                        n * ch, rx, ch, g->taps_x);
+          if (rx > 0)
+            g->hrow (v, job->dst + (ptrdiff_t) (y0 + y) * job->dst_stride
+                           + (ptrdiff_t) x0 * ch,
+                        tw * ch, rx, ch, g->taps_x);
         }
     }
-  free (band);
+  free (buf);
   free (pack);
   return true;
 }
@@ -608,22 +558,22 @@ cpu_gaussian (const GpufxJob *job, GpufxReport *report)
   g.job = job;
   g.line_w = d.width * ch;
   if (! gpufx_gaussian_plan_init (&g.plan_x, job->filter.gaussian.std_dev_x,
-                                  GPUFX_GAUSS_DIRECT_RADIUS)
+                                  GAUSS_DIRECT_MAX)
       || ! gpufx_gaussian_plan_init (&g.plan_y,
                                      job->filter.gaussian.std_dev_y,
-                                     GPUFX_GAUSS_DIRECT_RADIUS))
+                                     GAUSS_DIRECT_MAX))
     goto oom;
   gauss_terms (&g.plan_x, g.tx);
   gauss_terms (&g.plan_y, g.ty);
   if (g.plan_x.n_terms == 0)
-    for (int k = 0; k <= g.plan_x.radius && k < 64; k++)
+    for (int k = 0; k <= g.plan_x.radius && k <= GAUSS_DIRECT_MAX; k++)
       g.taps_x[k] = (float) g.plan_x.taps[g.plan_x.radius + k];
   if (g.plan_y.n_terms == 0)
-    for (int k = 0; k <= g.plan_y.radius && k < 64; k++)
+    for (int k = 0; k <= g.plan_y.radius && k <= GAUSS_DIRECT_MAX; k++)
       g.taps_y[k] = (float) g.plan_y.taps[g.plan_y.radius + k];
   /* The threshold must stay below the arrays above. */
-  if ((g.plan_x.n_terms == 0 && g.plan_x.radius > 63)
-      || (g.plan_y.n_terms == 0 && g.plan_y.radius > 63))
+  if ((g.plan_x.n_terms == 0 && g.plan_x.radius > GAUSS_DIRECT_MAX)
+      || (g.plan_y.n_terms == 0 && g.plan_y.radius > GAUSS_DIRECT_MAX))
     {
       status = gpufx_fail (report, GPUFX_ERROR_BACKEND_FAILED,
                            "the Gaussian plan has no cosine fit");
@@ -645,6 +595,16 @@ cpu_gaussian (const GpufxJob *job, GpufxReport *report)
     {
       /* Both axes direct: the fused path (see gauss_fused). */
       const int rx = g.plan_x.radius, np = d.width + 2 * rx;
+
+      g.hrow = gauss_hrow_v4;
+      g.vchunk = gauss_vchunk_v4;
+#if CPU_HAVE_V3
+      if (cpu_has_v3 ())
+        {
+          g.hrow = gauss_hrow_v8;
+          g.vchunk = gauss_vchunk_v8;
+        }
+#endif
 
       g.xmap = cpu_column_map (job, d.x - rx, np);
       g.runs = malloc (sizeof (GaussRun) * (size_t) np);
@@ -687,16 +647,22 @@ cpu_gaussian (const GpufxJob *job, GpufxReport *report)
                 u->from = b->pos + (int) ((u->off - b->off) / ch);
             }
         }
-      /* A band's vertical results: about 256 KiB (L2), 4 to 64 rows. */
-      g.band = (int) ((256 * 1024 / sizeof (float)) / ((size_t) np * ch));
-      g.band = g.band < 4 ? 4 : g.band > GAUSS_MAX_BAND ? GAUSS_MAX_BAND
-                                                        : g.band;
-      if (getenv ("GB")) g.band = atoi (getenv ("GB"));
+      /* Tiles of GAUSS_BAND rows whose vertical results (the tile and
+       * its horizontal reach) take about GAUSS_TILE_FLOATS: L2. */
+      g.band = d.height < GAUSS_BAND ? d.height : GAUSS_BAND;
       {
+        int tw = GAUSS_TILE_FLOATS / g.band / ch - 2 * rx;
         int n_bands = (d.height + g.band - 1) / g.band;
 
-        status = cpu_parallel_for (job, report, n_bands,
-                                   (n_bands + 4 * threads - 1)
+        /* At least 8 rx wide, so the reach adds at most a quarter. */
+        if (tw < 8 * rx)
+          tw = 8 * rx;
+        if (tw < 128)
+          tw = 128;
+        g.n_tiles = (d.width + tw - 1) / tw;
+        g.tile_w = (d.width + g.n_tiles - 1) / g.n_tiles;
+        status = cpu_parallel_for (job, report, n_bands * g.n_tiles,
+                                   (n_bands * g.n_tiles + 4 * threads - 1)
                                      / (4 * threads),
                                    gauss_fused, &g, 0.0, 1.0);
       }

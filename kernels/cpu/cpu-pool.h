@@ -17,6 +17,21 @@
 #define CPU_HOT
 #endif
 
+/* Kernels written twice (8-float and 4-float vectors) pick at run time:
+ * CPU_HAVE_V3 says the AVX2 + FMA copy is built, cpu_has_v3 () whether
+ * this CPU runs it. */
+#if defined(__x86_64__) && defined(__GNUC__) && ! defined(GPUFX_NO_CLONES)
+#define CPU_HAVE_V3 1
+static inline bool
+cpu_has_v3 (void)
+{
+  __builtin_cpu_init ();
+  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
+}
+#else
+#define CPU_HAVE_V3 0
+#endif
+
 /* Eight floats, any alignment: accumulators that stay in registers (GCC
  * and Clang vector extensions; lowered to SSE in the default clone). */
 typedef float CpuV8 __attribute__ ((vector_size (32), aligned (4),

@@ -112,7 +112,14 @@ cuda_probe_locked (void)
       cudaGetLastError ();
       return false;
     }
-  gpufx_cuda_limits.smem_optin = prop.sharedMemPerBlockOptin;
+  if (cudaDeviceGetAttribute (&gpufx_cuda_limits.smem_optin,
+                              cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)
+        != cudaSuccess)
+    {
+      cudaGetLastError ();
+      gpufx_cuda_limits.smem_optin = (int) prop.sharedMemPerBlock;
+    }
+  gpufx_cuda_limits.smem = gpufx_cuda_limits.smem_optin;
   gpufx_cuda_limits.sm_count = prop.multiProcessorCount;
   cuda_usable = true;
   return true;
@@ -129,6 +136,28 @@ gpufx_cuda_probe (char *why, size_t why_size)
     snprintf (why, why_size, "%s", cuda_why);
   pthread_mutex_unlock (&cuda_lock);
   return ok;
+}
+
+/* The shared-memory budget for this job: the device's opt-in maximum, or
+ * GPUFX_CUDA_SMEM_LIMIT where set and smaller (a testing aid, read per
+ * job so that one test process can run under several caps; clamped to at
+ * least GPUFX_CUDA_SMEM_MIN, which every launcher's smallest configuration
+ * fits). */
+static void
+cuda_smem_budget (void)
+{
+  const char *cap = getenv ("GPUFX_CUDA_SMEM_LIMIT");
+  long        v = cap && *cap ? strtol (cap, NULL, 0) : 0;
+  int         smem = gpufx_cuda_limits.smem_optin;
+
+  if (v > 0)
+    {
+      if (v < GPUFX_CUDA_SMEM_MIN)
+        v = GPUFX_CUDA_SMEM_MIN;
+      if (v < smem)
+        smem = (int) v;
+    }
+  gpufx_cuda_limits.smem = smem;
 }
 
 /* ---- context ---------------------------------------------------------- */
@@ -630,6 +659,7 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
   cj.geom.channels = job->channels;
   cj.geom.alpha = job->alpha;
   cj.geom.border = job->filter.border;
+  cuda_smem_budget ();
 
   if ((err = cuda_slots_init ()) != cudaSuccess)
     return cuda_fail_locked (err, "could not create its streams", report);

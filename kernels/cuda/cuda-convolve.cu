@@ -10,26 +10,44 @@
  * from shared memory serves the thread's 8 outputs, so shared-memory
  * traffic is one load per tile row and matrix column rather than one per
  * weight.  Matrices whose halo does not fit the shared-memory budget run
- * in chunks of matrix rows.
+ * in chunks of matrix rows; where even one matrix row's tile does not fit
+ * (a 63-wide RGBA matrix needs 64.5 KB with 4 thread rows, more than
+ * Turing's 64 KB or a 48 KB budget), blocks take 2 or 1 thread rows
+ * (16 or 8 output rows) instead of 4.
  */
 #include "cuda-internal.h"
 
-#define CONV_TW   32      /* outputs per block, across   */
+#define CONV_PX   2       /* pixels per thread, 32 apart  */
+#define CONV_TW   (32 * CONV_PX)  /* outputs per block, across */
 #define CONV_RPT  8       /* rows per thread             */
-#define CONV_TY   4       /* thread rows per block       */
-#define CONV_TH   (CONV_RPT * CONV_TY)
+#define CONV_TY   4       /* thread rows per block, at most (blockDim.y) */
 
 __constant__ float conv_matrix[GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX];
 
 template <int C>
-__global__ void __launch_bounds__ (CONV_TW * CONV_TY)
-conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw, int mh,
+struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) ConvPix
+{
+  float v[C];
+};
+
+/* MW: the matrix width when known at compile time (0: any), so that the
+ * loop along a matrix row unrolls and its weight and pixel offsets become
+ * immediates.  Each shared-memory pixel read feeds CONV_RPT outputs
+ * (through the matrix rows j = t - o), and each weight read feeds
+ * CONV_PX pixels of C channels. */
+template <int C, int MW>
+__global__ void __launch_bounds__ (32 * CONV_TY)
+conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw_rt, int mh,
              int chunk, float scale, float offset)
 {
   extern __shared__ float4 conv_smem4[];
-  float    *tile = (float *) conv_smem4;
+  const int mw = MW ? MW : mw_rt;
+  ConvPix<C> *tile = (ConvPix<C> *) conv_smem4;
+  float     *wsh;
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const int tid = ty * CONV_TW + tx;
+  const int tid = ty * 32 + tx;
+  const int nthreads = 32 * blockDim.y;
+  const int CONV_TH = CONV_RPT * blockDim.y;   /* output rows per block */
   const int ox0 = blockIdx.x * CONV_TW, oy0 = blockIdx.y * CONV_TH;
   const int left = mw / 2, top = mh / 2;
   const int tw = CONV_TW + mw - 1;
@@ -37,68 +55,62 @@ conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw, int mh,
    * feed only outputs that are not written, so they read its edge. */
   const int need_x0 = out.x0 - left, need_x1 = out.x0 + out.w - 1 + (mw - 1 - left);
   const int need_y0 = out.y0 - top, need_y1 = out.y0 + out.h - 1 + (mh - 1 - top);
-  float     acc[CONV_RPT][C];
+  float     acc[CONV_RPT][CONV_PX][C];
+
+  wsh = (float *) (tile + (size_t) tw * (CONV_TH + chunk - 1));
 
 #pragma unroll
   for (int o = 0; o < CONV_RPT; o++)
 #pragma unroll
-    for (int c = 0; c < C; c++)
-      acc[o][c] = 0.0f;
+    for (int p = 0; p < CONV_PX; p++)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        acc[o][p][c] = 0.0f;
 
   for (int j0 = 0; j0 < mh; j0 += chunk)
     {
       const int kh = min (chunk, mh - j0);
       const int th = CONV_TH + kh - 1;
 
-      for (int idx = tid; idx < tw * th; idx += CONV_TW * CONV_TY)
+      for (int idx = tid; idx < kh * mw; idx += nthreads)
+        wsh[idx] = conv_matrix[j0 * mw + idx];
+      for (int idx = tid; idx < tw * th; idx += nthreads)
         {
-          int   r = idx / tw, q = idx - r * tw;
-          int   x = min (out.x0 + ox0 - left + q, need_x1);
-          int   y = min (out.y0 + oy0 - top + j0 + r, need_y1);
-          int   xi = gpufx_border_index (max (x, need_x0), g.image_w, g.border);
-          int   yi = gpufx_border_index (max (y, need_y0), g.image_h, g.border);
-          float v[C];
+          int        r = idx / tw, q = idx - r * tw;
+          int        x = min (out.x0 + ox0 - left + q, need_x1);
+          int        y = min (out.y0 + oy0 - top + j0 + r, need_y1);
+          int        xi = gpufx_border_index (max (x, need_x0), g.image_w, g.border);
+          int        yi = gpufx_border_index (max (y, need_y0), g.image_h, g.border);
+          ConvPix<C> v;
 
           if (xi >= 0 && yi >= 0)
-            {
-              const float *p = in.p + (ptrdiff_t) (yi - in.y0) * in.pitch
-                               + (ptrdiff_t) (xi - in.x0) * C;
-#pragma unroll
-              for (int c = 0; c < C; c++)
-                v[c] = __ldg (p + c);
-            }
+            /* A plain load: the read-only path (__ldg) measured 8% slower
+             * here. */
+            v = *(const ConvPix<C> *) (in.p
+                         + (ptrdiff_t) (yi - in.y0) * in.pitch
+                         + (ptrdiff_t) (xi - in.x0) * C);
           else
 #pragma unroll
             for (int c = 0; c < C; c++)
-              v[c] = 0.0f;
-          if (C == 4)
-            conv_smem4[idx] = make_float4 (v[0], v[1 % C], v[2 % C], v[3 % C]);
-          else
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              tile[idx * C + c] = v[c];
+              v.v[c] = 0.0f;
+          tile[idx] = v;
         }
       __syncthreads ();
 
       /* Tile row t feeds output row o through matrix row j = t - o. */
       for (int t = 0; t < CONV_RPT + kh - 1; t++)
         {
-          const float *row = tile + ((ty * CONV_RPT + t) * tw + tx) * C;
-          const float *mrow = conv_matrix + (j0 + t) * mw;
+          const ConvPix<C> *row = tile + (ty * CONV_RPT + t) * tw + tx;
+          const float      *wrow = wsh + t * mw;
 
+#pragma unroll (MW ? MW : 4)
           for (int i = 0; i < mw; i++)
             {
-              float v[C];
+              ConvPix<C> v[CONV_PX];
 
-              if (C == 4)
-                {
-                  float4 f = conv_smem4[(ty * CONV_RPT + t) * tw + tx + i];
-                  v[0] = f.x; v[1 % C] = f.y; v[2 % C] = f.z; v[3 % C] = f.w;
-                }
-              else
 #pragma unroll
-                for (int c = 0; c < C; c++)
-                  v[c] = row[i * C + c];
+              for (int p = 0; p < CONV_PX; p++)
+                v[p] = row[i + 32 * p];
 #pragma unroll
               for (int o = 0; o < CONV_RPT; o++)
                 {
@@ -106,10 +118,13 @@ conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw, int mh,
 
                   if (j >= 0 && j < kh)
                     {
-                      float w = mrow[i - o * mw];
+                      float w = wrow[i - o * mw];
+
 #pragma unroll
-                      for (int c = 0; c < C; c++)
-                        acc[o][c] = fmaf (w, v[c], acc[o][c]);
+                      for (int p = 0; p < CONV_PX; p++)
+#pragma unroll
+                        for (int c = 0; c < C; c++)
+                          acc[o][p][c] = fmaf (w, v[p].v[c], acc[o][p][c]);
                     }
                 }
             }
@@ -119,17 +134,22 @@ conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw, int mh,
 
 #pragma unroll
   for (int o = 0; o < CONV_RPT; o++)
-    {
-      int x = ox0 + tx, y = oy0 + ty * CONV_RPT + o;
-
-      if (x < out.w && y < out.h)
-        {
-          float *d = out.p + (ptrdiff_t) y * out.pitch + (ptrdiff_t) x * C;
 #pragma unroll
-          for (int c = 0; c < C; c++)
-            d[c] = acc[o][c] * scale + (c != g.alpha ? offset : 0.0f);
-        }
-    }
+    for (int p = 0; p < CONV_PX; p++)
+      {
+        int x = ox0 + tx + 32 * p, y = oy0 + ty * CONV_RPT + o;
+
+        if (x < out.w && y < out.h)
+          {
+            ConvPix<C> r;
+
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              r.v[c] = acc[o][p][c] * scale + (c != g.alpha ? offset : 0.0f);
+            *(ConvPix<C> *) (out.p + (ptrdiff_t) y * out.pitch
+                             + (ptrdiff_t) x * C) = r;
+          }
+      }
 }
 
 cudaError_t
@@ -139,40 +159,71 @@ gpufx_cuda_convolve_upload (const float *matrix, int mw, int mh)
                              0, cudaMemcpyHostToDevice);
 }
 
-template <int C>
+/* Shared memory for a block of ty thread rows and a chunk of matrix
+ * rows: the tile (8 ty + chunk - 1 rows) and the chunk's weights. */
+static size_t
+conv_smem (size_t row_bytes, size_t wbytes, int ty, int chunk)
+{
+  return row_bytes * (CONV_RPT * ty + chunk - 1) + wbytes * chunk;
+}
+
+template <int C, int MW>
 static cudaError_t
 conv_launch (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out,
              int mw, int mh, float scale, float offset, cudaStream_t stream)
 {
   const int   tw = CONV_TW + mw - 1;
-  size_t      budget = gpufx_cuda_limits.smem_optin;
-  size_t      row_bytes = sizeof (float) * C * tw;
-  int         chunk;
+  size_t      budget = gpufx_cuda_limits.smem;
+  size_t      row_bytes = sizeof (ConvPix<C>) * tw;
+  size_t      wbytes = sizeof (float) * mw;
+  int         ty, chunk;
   size_t      smem;
-  dim3        grid (gpufx_cuda_div_up (out.w, CONV_TW),
-                    gpufx_cuda_div_up (out.h, CONV_TH));
-  dim3        block (CONV_TW, CONV_TY);
   cudaError_t err;
 
   /* Leave room for two blocks per SM where the device allows it. */
   if (budget > 100 * 1024)
     budget = 100 * 1024;
-  if (budget < 48 * 1024)
-    budget = 48 * 1024;
-  chunk = (int) (budget / row_bytes) - CONV_TH + 1;
-  if (chunk < 1)
-    chunk = 1;
+  /* The most thread rows (4, else 2, else 1) whose tile fits with at
+   * least one matrix row, then the most matrix rows per chunk. */
+  for (ty = CONV_TY; ty > 1; ty /= 2)
+    if (conv_smem (row_bytes, wbytes, ty, 1) <= budget)
+      break;
+  if (conv_smem (row_bytes, wbytes, ty, 1) > budget)
+    return cudaErrorInvalidConfiguration;
+  chunk = (int) ((budget - conv_smem (row_bytes, wbytes, ty, 0))
+                 / (row_bytes + wbytes));
   if (chunk > mh)
     chunk = mh;
-  smem = row_bytes * (CONV_TH + chunk - 1);
-  err = cudaFuncSetAttribute (conv_kernel<C>,
-                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              (int) smem);
-  if (err != cudaSuccess)
+  smem = conv_smem (row_bytes, wbytes, ty, chunk);
+
+  dim3 grid (gpufx_cuda_div_up (out.w, CONV_TW),
+             gpufx_cuda_div_up (out.h, CONV_RPT * ty));
+  dim3 block (32, ty);
+
+  if (smem > 48 * 1024
+      && (err = cudaFuncSetAttribute (conv_kernel<C, MW>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      (int) smem)) != cudaSuccess)
     return err;
-  conv_kernel<C><<<grid, block, smem, stream>>> (g, in, out, mw, mh, chunk,
-                                                 scale, offset);
+  conv_kernel<C, MW><<<grid, block, smem, stream>>> (g, in, out, mw, mh,
+                                                     chunk, scale, offset);
   return cudaGetLastError ();
+}
+
+template <int C>
+static cudaError_t
+conv_launch_w (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out,
+               int mw, int mh, float scale, float offset, cudaStream_t stream)
+{
+  switch (mw)
+    {
+    case 3: return conv_launch<C, 3> (g, in, out, mw, mh, scale, offset, stream);
+    case 5: return conv_launch<C, 5> (g, in, out, mw, mh, scale, offset, stream);
+    case 7: return conv_launch<C, 7> (g, in, out, mw, mh, scale, offset, stream);
+    case 9: return conv_launch<C, 9> (g, in, out, mw, mh, scale, offset, stream);
+    case 13: return conv_launch<C, 13> (g, in, out, mw, mh, scale, offset, stream);
+    default: return conv_launch<C, 0> (g, in, out, mw, mh, scale, offset, stream);
+    }
 }
 
 cudaError_t
@@ -182,9 +233,9 @@ gpufx_cuda_convolve (const CudaGeom &g, const CudaPlane &in,
 {
   switch (g.channels)
     {
-    case 1: return conv_launch<1> (g, in, out, mw, mh, scale, offset, stream);
-    case 2: return conv_launch<2> (g, in, out, mw, mh, scale, offset, stream);
-    case 3: return conv_launch<3> (g, in, out, mw, mh, scale, offset, stream);
-    default: return conv_launch<4> (g, in, out, mw, mh, scale, offset, stream);
+    case 1: return conv_launch_w<1> (g, in, out, mw, mh, scale, offset, stream);
+    case 2: return conv_launch_w<2> (g, in, out, mw, mh, scale, offset, stream);
+    case 3: return conv_launch_w<3> (g, in, out, mw, mh, scale, offset, stream);
+    default: return conv_launch_w<4> (g, in, out, mw, mh, scale, offset, stream);
     }
 }

@@ -41,10 +41,20 @@ struct CudaScratch
   size_t bytes;
 };
 
-/* Device limits read once by the probe. */
+/* Device limits read once by the probe.  smem is what a launcher may
+ * give one block (dynamic shared memory, set per job): the device's
+ * cudaDevAttrMaxSharedMemoryPerBlockOptin, or less where the testing aid
+ * GPUFX_CUDA_SMEM_LIMIT (bytes, at least GPUFX_CUDA_SMEM_MIN) asks for
+ * less, so that the gpu tests exercise on any GPU the split
+ * configurations that small GPUs (Turing: 64 KB) need.  Every launcher
+ * picks a configuration that fits smem, and sets
+ * cudaFuncAttributeMaxDynamicSharedMemorySize where it is above 48 KB. */
+#define GPUFX_CUDA_SMEM_MIN (24 * 1024)
+
 struct CudaLimits
 {
-  int    smem_optin;     /* max dynamic shared memory per block */
+  int    smem_optin;     /* the device's opt-in maximum per block */
+  int    smem;           /* the budget launchers use (<= smem_optin) */
   int    sm_count;
 };
 
@@ -98,6 +108,29 @@ size_t      gpufx_cuda_kuwahara_scratch (int w, int h, int radius,
 cudaError_t gpufx_cuda_kuwahara (const CudaGeom &g, const CudaPlane &in,
                                  const CudaPlane &out, int radius,
                                  CudaScratch scratch, cudaStream_t stream);
+
+/* One pixel of C floats through the read-only path, one vector load where
+ * C is 4 or 2 (p must then be aligned to the pixel). */
+template <int C>
+__device__ __forceinline__ void
+gpufx_cuda_ldg_pixel (const float *p, float *v)
+{
+  if (C == 4)
+    {
+      float4 f = __ldg ((const float4 *) p);
+
+      v[0] = f.x; v[1 % C] = f.y; v[2 % C] = f.z; v[3 % C] = f.w;
+    }
+  else if (C == 2)
+    {
+      float2 f = __ldg ((const float2 *) p);
+
+      v[0] = f.x; v[1 % C] = f.y;
+    }
+  else
+    for (int c = 0; c < C; c++)
+      v[c] = __ldg (p + c);
+}
 
 /* cudaErrorNoKernelImageForDevice when the fat binary lacks this GPU. */
 cudaError_t gpufx_cuda_check_image (void);

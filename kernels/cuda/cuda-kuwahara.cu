@@ -1,4 +1,6 @@
 /* gimp-gpu-filters: classic Kuwahara with cost independent of the radius.
+ * Radii up to KUWA_FUSED_MAX_R run as one fused pass (below); larger ones
+ * as the three global passes described here.
  *
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -167,6 +169,192 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
     d[c] = (float) (w[c] * inv_n);
 }
 
+/* The fused path (r <= KUWA_FUSED_MAX_R): one pass, nothing in global
+ * memory but the image.  A block of KUWA_FT threads owns KUWA_FT tile
+ * columns (image columns x0 - r .. x0 - r + KUWA_FT - 1, giving
+ * KUWA_FT - 2r outputs) and a segment of output rows.  Each thread keeps,
+ * in double, its column's sums of (channels, V, V^2) over the rows
+ * y - r .. y (set A) and y .. y + r (set B), sliding them down one row per
+ * step as the CPU does.  Per row, a block-wide prefix sum (warp shuffles,
+ * double) of both sets gives every (r+1)-wide box as a difference, so the
+ * cost per output does not grow with r.  The pick uses the CPU's exact
+ * tie rule on double sums. */
+#define KUWA_FT        256
+#define KUWA_FUSED_MAX_R 30
+
+template <int C>
+__device__ __forceinline__ void
+kuwa_px (const CudaGeom &g, const CudaPlane &in, int xi, int y, double *v)
+{
+  const int NS = C + 2;
+  int       yi = gpufx_border_index (y, g.image_h, g.border);
+  float     p[C];
+
+  if (xi >= 0 && yi >= 0)
+    {
+      gpufx_cuda_ldg_pixel<C> (in.p + (ptrdiff_t) (yi - in.y0) * in.pitch
+                               + (ptrdiff_t) (xi - in.x0) * C, p);
+    }
+  else
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      p[c] = 0.0f;
+  float val = kuwa_value<C> (p, g.alpha);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    v[c] = p[c];
+  v[NS - 2] = val;
+  v[NS - 1] = (double) val * val;
+}
+
+template <int C>
+__global__ void __launch_bounds__ (KUWA_FT)
+kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
+{
+  const int NS = C + 2;
+  __shared__ double pre[2][NS][KUWA_FT];   /* [set][k][col] */
+  __shared__ double wsum[2 * NS][KUWA_FT / 32];
+  const int q = threadIdx.x, lane = q & 31, warp = q >> 5;
+  const int tw = KUWA_FT - 2 * r;                 /* outputs per block */
+  const int ox = blockIdx.x * tw;                 /* first output column */
+  const int y_begin = blockIdx.y * seg_h;
+  const int y_end = min (y_begin + seg_h, out.h);
+  const int need_x0 = out.x0 - r, need_x1 = out.x0 + out.w - 1 + r;
+  const int need_y1 = out.y0 + out.h - 1 + r;
+  const int ix = min (out.x0 + ox - r + q, need_x1);
+  const int xi = gpufx_border_index (max (ix, need_x0), g.image_w, g.border);
+  const double inv_n = 1.0 / ((double) (r + 1) * (r + 1));
+  double    a[NS], b[NS], v[NS];
+
+#pragma unroll
+  for (int k = 0; k < NS; k++)
+    a[k] = b[k] = 0.0;
+  /* Start: A = rows y - r .. y, B = rows y .. y + r, y = first row. */
+  {
+    const int y = out.y0 + y_begin;
+
+    for (int d = -r; d <= r; d++)
+      {
+        kuwa_px<C> (g, in, xi, min (y + d, need_y1), v);
+        if (d <= 0)
+#pragma unroll
+          for (int k = 0; k < NS; k++)
+            a[k] += v[k];
+        if (d >= 0)
+#pragma unroll
+          for (int k = 0; k < NS; k++)
+            b[k] += v[k];
+      }
+  }
+
+  for (int yy = y_begin; yy < y_end; yy++)
+    {
+      const int y = out.y0 + yy;
+
+      if (yy > y_begin)
+        {
+          double u[NS];
+
+          /* A: + row y, - row y - r - 1; B: + row y + r, - row y - 1. */
+          kuwa_px<C> (g, in, xi, y, v);
+          kuwa_px<C> (g, in, xi, y - r - 1, u);
+#pragma unroll
+          for (int k = 0; k < NS; k++)
+            a[k] += v[k] - u[k];
+          kuwa_px<C> (g, in, xi, min (y + r, need_y1), v);
+          kuwa_px<C> (g, in, xi, y - 1, u);
+#pragma unroll
+          for (int k = 0; k < NS; k++)
+            b[k] += v[k] - u[k];
+        }
+
+      /* Inclusive prefix over the block's columns of both sets. */
+      double sa[NS], sb[NS];
+
+#pragma unroll
+      for (int k = 0; k < NS; k++)
+        {
+          sa[k] = a[k];
+          sb[k] = b[k];
+        }
+#pragma unroll
+      for (int off = 1; off < 32; off <<= 1)
+#pragma unroll
+        for (int k = 0; k < NS; k++)
+          {
+            double ta = __shfl_up_sync (0xffffffffu, sa[k], off);
+            double tb = __shfl_up_sync (0xffffffffu, sb[k], off);
+
+            if (lane >= off)
+              {
+                sa[k] += ta;
+                sb[k] += tb;
+              }
+          }
+      if (lane == 31)
+#pragma unroll
+        for (int k = 0; k < NS; k++)
+          {
+            wsum[k][warp] = sa[k];
+            wsum[NS + k][warp] = sb[k];
+          }
+      __syncthreads ();
+      for (int w = 0; w < warp; w++)
+#pragma unroll
+        for (int k = 0; k < NS; k++)
+          {
+            sa[k] += wsum[k][w];
+            sb[k] += wsum[NS + k][w];
+          }
+#pragma unroll
+      for (int k = 0; k < NS; k++)
+        {
+          pre[0][k][q] = sa[k];
+          pre[1][k][q] = sb[k];
+        }
+      __syncthreads ();
+
+      if (q < tw && ox + q < out.w)
+        {
+          /* Tile column q is image column x - r: the box of columns
+           * x - r .. x is P[q + r] - P[q - 1], x .. x + r is
+           * P[q + 2r] - P[q + r - 1]. */
+          const int lo[2] = { q - 1, q + r - 1 };
+          int       best = 0;
+          double    best_var = 0, best_ev2 = 0;
+
+#pragma unroll
+          for (int i = 0; i < 4; i++)
+            {
+              const int set = i >> 1, h = lo[i & 1];
+              double    s1 = pre[set][NS - 2][h + r + 1]
+                             - (h >= 0 ? pre[set][NS - 2][h] : 0.0);
+              double    s2 = pre[set][NS - 1][h + r + 1]
+                             - (h >= 0 ? pre[set][NS - 1][h] : 0.0);
+              double    mean = s1 * inv_n, ev2 = s2 * inv_n;
+              double    var = ev2 - mean * mean;
+
+              if (i == 0 || var < best_var - 1e-11 * fabs (best_ev2))
+                {
+                  best = i;
+                  best_var = var;
+                  best_ev2 = ev2;
+                }
+            }
+          const int set = best >> 1, h = lo[best & 1];
+          float    *d = out.p + (ptrdiff_t) yy * out.pitch
+                        + (ptrdiff_t) (ox + q) * C;
+
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            d[c] = (float) ((pre[set][c][h + r + 1]
+                             - (h >= 0 ? pre[set][c][h] : 0.0))
+                            * inv_n);
+        }
+      __syncthreads ();   /* pre and wsum are rewritten next row */
+    }
+}
+
 size_t
 gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
 {
@@ -174,6 +362,8 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
   size_t hw = (size_t) w + radius;
 
   (void) in_h;
+  if (radius <= KUWA_FUSED_MAX_R)
+    return 0;   /* the fused pass needs no scratch */
   return sizeof (float) * ns * hw
          * ((size_t) h + 2 * radius + (size_t) h + radius);
 }
@@ -183,6 +373,17 @@ static cudaError_t
 kuwa_launch (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out,
              int r, CudaScratch scratch, cudaStream_t stream)
 {
+  if (r <= KUWA_FUSED_MAX_R)
+    {
+      /* Segments pay 2r + 1 rows to start: keep that a fraction. */
+      int  seg_h = 64 + 4 * r;
+      dim3 grid (gpufx_cuda_div_up (out.w, KUWA_FT - 2 * r),
+                 gpufx_cuda_div_up (out.h, seg_h));
+
+      kuwa_fused<C><<<grid, KUWA_FT, 0, stream>>> (g, in, out, r, seg_h);
+      return cudaGetLastError ();
+    }
+
   const int NS = C + 2;
   int       hw = out.w + r, hh = out.h + 2 * r, bh = out.h + r;
   float    *hbuf = (float *) scratch.p;

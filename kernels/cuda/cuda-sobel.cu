@@ -46,7 +46,8 @@ sobel_kernel (CudaGeom g, CudaPlane in, CudaPlane out, bool horizontal,
 #pragma unroll
     for (int i = 0; i < 3; i++)
       if (yi >= 0 && xs[i] >= 0)
-        p[i] = *(const SobelPix<C> *) (line + (ptrdiff_t) (xs[i] - in.x0) * C);
+        gpufx_cuda_ldg_pixel<C> (line + (ptrdiff_t) (xs[i] - in.x0) * C,
+                                 p[i].v);
       else
 #pragma unroll
         for (int c = 0; c < C; c++)

@@ -226,6 +226,27 @@ main (void)
       }
   }
 
+  /* gaussian, wide images: the CPU's tiles (several across, bands of
+   * rows down, the edges' border pixels) and regions across them */
+  {
+    static const double sig[][2] = { { 2, 2 }, { 5, 3 }, { 9.5, 0 },
+                                     { 0.8, 19 }, { 19, 6 } };
+
+    for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
+      {
+        char          what[96];
+        const Layout *l = &layouts[(i * 2 + 5) % 6];
+
+        gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+        f.gaussian.std_dev_x = sig[i][0];
+        f.gaussian.std_dev_y = sig[i][1];
+        f.border = (GpufxBorder) (i % 4);
+        snprintf (what, sizeof what, "gaussian %gx%g %s ch%d 1500x70",
+                  sig[i][0], sig[i][1], gpufx_border_name (f.border), l->ch);
+        compare_case (what, &f, 1500, 70, l, i & 1, 2e-5);
+      }
+  }
+
   /* sobel: every direction combination */
   for (int m = 0; m < 8; m++)
     {

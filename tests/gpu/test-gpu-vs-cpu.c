@@ -8,7 +8,10 @@
  * allowed to differ at near-ties on 0.2% of pixels.  Odd sizes, masks
  * larger than the image, alpha, regions, forced small bands, cancellation.
  * Exits 77 (skip) without a CUDA device.  --quick: a smaller set, for
- * compute-sanitizer.
+ * compute-sanitizer.  VERBOSE=1 prints every comparison with its time.
+ * The shared-memory caps case sets GPUFX_CUDA_SMEM_LIMIT (a testing aid
+ * the CUDA backend reads per job) so that the split configurations small
+ * GPUs need run here too.
  */
 #include "gpufx.h"
 
@@ -16,10 +19,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int    n_fail, n_run;
 static bool   quick;
 static unsigned long long rng = 88172645463325252ULL;
+
+static double
+now_ms (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
 
 static double
 rnd (void)
@@ -72,6 +85,7 @@ check_region (const char *what, const GpufxFilter *f, Shape s, GpufxRect dr,
   double       worst = 0, tol = 1e-5;
   bool         premult = s.alpha >= 0 && f->kind != GPUFX_FILTER_SOBEL;
   long         bad = 0, n = (long) ds.w * ds.h;
+  double       t0 = now_ms ();
 
   for (int y = 0; y < ss.h; y++)
     memcpy (src + (size_t) y * ss.w * s.ch,
@@ -129,7 +143,8 @@ check_region (const char *what, const GpufxFilter *f, Shape s, GpufxRect dr,
       n_fail++;
     }
   else if (getenv ("VERBOSE"))
-    printf ("ok   %s: worst %.3g, %ld near-ties\n", what, worst, bad);
+    printf ("ok   %s: worst %.3g, %ld near-ties, %.0f ms\n", what, worst,
+            bad, now_ms () - t0);
 out:
   free (img);
   free (src);
@@ -293,6 +308,16 @@ test_regions_and_bands (void)
   GpufxRect   whole = { 0, 0, 150, 260 };
   char        what[96];
 
+  /* Quick (the sanitizers): shorter, so that the small bands, each of
+   * which filters the Gaussian's whole input height again, stay cheap
+   * under racecheck. */
+  if (quick)
+    {
+      s.h = whole.height = 90;
+      dr.y = 13;
+      dr.height = 60;
+    }
+
   random_matrix (&f[0], 5, 7, false);
   gpufx_filter_init (&f[1], GPUFX_FILTER_GAUSSIAN_BLUR);
   f[1].gaussian.std_dev_x = 3;
@@ -357,6 +382,53 @@ test_large (void)
       }
 }
 
+/* Under a forced shared-memory cap (GPUFX_CUDA_SMEM_LIMIT): a 63 x 63
+ * RGBA matrix (4 thread rows need 64.5 KB: 2 under 48 KB, 1 under 24 KB),
+ * the Gaussian's widest direct rows (sigma 15.7: 127 RGBA taps, 46 KB for
+ * 4 rows: 2 under 24 KB) and the sum of cosines (8 terms need 64 KB with
+ * 8 chunks per line: 4 under 48 KB, 2 under 24 KB). */
+static void
+test_smem_caps (void)
+{
+  static const int caps[] = { 48 * 1024, 24 * 1024 };
+  static const double sig[][2] = { { 50, 40 }, { 15.7, 200 } };
+  Shape       shapes[2] = { { 97, 71, 4, 3 }, { 150, 45, 4, -1 } };
+  GpufxFilter f;
+  char        what[96], cap[32];
+
+  if (quick)
+    {
+      shapes[0].w = 40; shapes[0].h = 20;
+      shapes[1].w = 70; shapes[1].h = 17;
+    }
+  for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++)
+    {
+      snprintf (cap, sizeof cap, "%d", caps[c]);
+      setenv ("GPUFX_CUDA_SMEM_LIMIT", cap, 1);
+      for (int i = 0; i < 2; i++)
+        for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
+          {
+            if (quick && b != GPUFX_BORDER_MIRROR && b != GPUFX_BORDER_ZERO)
+              continue;
+            random_matrix (&f, 63, 63, false);
+            f.border = (GpufxBorder) b;
+            snprintf (what, sizeof what, "smem cap %d: convolve 63x63", caps[c]);
+            check (what, &f, shapes[i]);
+            gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+            f.border = (GpufxBorder) b;
+            for (size_t k = 0; k < sizeof sig / sizeof sig[0]; k++)
+              {
+                f.gaussian.std_dev_x = sig[k][0];
+                f.gaussian.std_dev_y = sig[k][1];
+                snprintf (what, sizeof what, "smem cap %d: gaussian %g,%g",
+                          caps[c], sig[k][0], sig[k][1]);
+                check (what, &f, shapes[i]);
+              }
+          }
+    }
+  unsetenv ("GPUFX_CUDA_SMEM_LIMIT");
+}
+
 static bool
 cancel_at_half (double fraction, void *data)
 {
@@ -409,6 +481,7 @@ main (int argc, char **argv)
 {
   char why[GPUFX_MESSAGE_MAX];
 
+  setvbuf (stdout, NULL, _IOLBF, 0);   /* a crash still shows the last test */
   quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   if (! gpufx_backend_available (GPUFX_BACKEND_CUDA, why, sizeof why))
     {
@@ -420,6 +493,7 @@ main (int argc, char **argv)
   test_sobel ();
   test_kuwahara ();
   test_regions_and_bands ();
+  test_smem_caps ();
   if (! quick)
     test_large ();
   test_cancel ();
