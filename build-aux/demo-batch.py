@@ -1,6 +1,7 @@
 # gimp-gpu-filters: the main job's GIMP side (run by build-aux/demo.sh in
 # gimp-console-3.0 through python-fu-eval).  Every plug-in-gpu-* procedure
-# runs on the photo with its defaults (the Gaussian with sigma 5); each
+# runs on the photo with its defaults (the Gaussian with sigma 5, the
+# matrix a sharpen); each
 # result is exported as a PNG, and GIMP's own Gaussian blur is timed beside.
 import os
 import time
@@ -12,7 +13,8 @@ from gi.repository import Gimp, Gio
 SRC = os.environ['GPUFX_DEMO_IN']
 OUT = os.environ['GPUFX_DEMO_OUT']
 FILTERS = ('gaussian-blur', 'convolve', 'sobel', 'kuwahara')
-SETTINGS = {'gaussian-blur': {'std-dev-x': 5.0, 'std-dev-y': 5.0}}
+SETTINGS = {'gaussian-blur': {'std-dev-x': 5.0, 'std-dev-y': 5.0},
+            'convolve': {'matrix': '0,-1,0;-1,5,-1;0,-1,0'}}  # sharpen
 
 
 def say(text):
