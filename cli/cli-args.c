@@ -32,8 +32,7 @@ typedef struct
   const char *help;
 } ArgsOwn;
 
-static const ArgsOwn args_own[] =
-{
+static const ArgsOwn args_own[] = {
   { ARGS_DEPTH, "depth", "8|16", 8, 16,
     "Bits per sample of PAM, PPM, PGM (and PNG, TIFF) output; default: 8 "
     "for 8-bit input, else 16" },
@@ -100,8 +99,12 @@ args_parse_bool (const char *text, bool *value)
 }
 
 static bool
-args_set_param (CliArgs *args, const GpufxParam *p, const char *value,
-                bool *matrix_given, char *err, size_t err_size)
+args_set_param (CliArgs          *args,
+                const GpufxParam *p,
+                const char       *value,
+                bool             *matrix_given,
+                char             *err,
+                size_t            err_size)
 {
   char   why[GPUFX_MESSAGE_MAX];
   double v;
@@ -109,8 +112,7 @@ args_set_param (CliArgs *args, const GpufxParam *p, const char *value,
   switch (p->type)
     {
     case GPUFX_PARAM_MATRIX:
-      if (! gpufx_matrix_parse (&args->filter.convolve, value, why,
-                                sizeof why))
+      if (! gpufx_matrix_parse (&args->filter.convolve, value, why, sizeof why))
         {
           snprintf (err, err_size, "--%s: %s", p->name, why);
           return false;
@@ -126,7 +128,8 @@ args_set_param (CliArgs *args, const GpufxParam *p, const char *value,
           {
             snprintf (err, err_size,
                       "--%s: '%.40s' is not true or false (or use --%s and "
-                      "--no-%s)", p->name, value, p->name, p->name);
+                      "--no-%s)",
+                      p->name, value, p->name, p->name);
             return false;
           }
         v = b;
@@ -146,8 +149,8 @@ args_set_param (CliArgs *args, const GpufxParam *p, const char *value,
                 strncat (list, p->choices[c].name,
                          sizeof list - strlen (list) - 1);
               }
-            snprintf (err, err_size, "--%s: '%.40s' is not one of %s",
-                      p->name, value, list);
+            snprintf (err, err_size, "--%s: '%.40s' is not one of %s", p->name,
+                      value, list);
             return false;
           }
         v = i;
@@ -159,16 +162,14 @@ args_set_param (CliArgs *args, const GpufxParam *p, const char *value,
     default:
       if (! args_parse_number (value, &v))
         {
-          snprintf (err, err_size, "--%s: '%.40s' is not a %snumber",
-                    p->name, value,
-                    p->type == GPUFX_PARAM_INT ? "whole " : "finite ");
+          snprintf (err, err_size, "--%s: '%.40s' is not a %snumber", p->name,
+                    value, p->type == GPUFX_PARAM_INT ? "whole " : "finite ");
           return false;
         }
       break;
     }
 
-  if (! gpufx_param_set (&args->filter, &args->options, p, v, why,
-                         sizeof why))
+  if (! gpufx_param_set (&args->filter, &args->options, p, v, why, sizeof why))
     {
       snprintf (err, err_size, "--%s (got '%.40s')", why, value);
       return false;
@@ -177,8 +178,11 @@ args_set_param (CliArgs *args, const GpufxParam *p, const char *value,
 }
 
 static bool
-args_set_own (CliArgs *args, const ArgsOwn *o, const char *value,
-              char *err, size_t err_size)
+args_set_own (CliArgs       *args,
+              const ArgsOwn *o,
+              const char    *value,
+              char          *err,
+              size_t         err_size)
 {
   double v;
 
@@ -197,23 +201,26 @@ args_set_own (CliArgs *args, const ArgsOwn *o, const char *value,
         snprintf (err, err_size, "--depth: '%.40s' is not 8 or 16", value);
       else
         snprintf (err, err_size,
-                  "--%s: '%.40s' is not a whole number from %d to %d",
-                  o->name, value, o->min, o->max);
+                  "--%s: '%.40s' is not a whole number from %d to %d", o->name,
+                  value, o->min, o->max);
       return false;
     }
   switch (o->id)
     {
-    case ARGS_DEPTH:   args->depth = (int) v; break;
+    case ARGS_DEPTH: args->depth = (int) v; break;
     case ARGS_THREADS: args->options.threads = (int) v; break;
-    case ARGS_REPEAT:  args->repeat = (int) v; break;
+    case ARGS_REPEAT: args->repeat = (int) v; break;
     default: break;
     }
   return true;
 }
 
 bool
-cli_args_parse (CliArgs *args, int argc, char **argv, char *err,
-                size_t err_size)
+cli_args_parse (CliArgs *args,
+                int      argc,
+                char   **argv,
+                char    *err,
+                size_t   err_size)
 {
   const char *files[2];
   int         n_files = 0;
@@ -224,8 +231,8 @@ cli_args_parse (CliArgs *args, int argc, char **argv, char *err,
   args->info = gpufx_filter_info_by_name (argv[0]);
   if (! args->info)
     {
-      snprintf (err, err_size,
-                "unknown filter '%.40s' (see gpufx --help)", argv[0]);
+      snprintf (err, err_size, "unknown filter '%.40s' (see gpufx --help)",
+                argv[0]);
       return false;
     }
   gpufx_filter_init (&args->filter, args->info->kind);
@@ -255,7 +262,8 @@ cli_args_parse (CliArgs *args, int argc, char **argv, char *err,
             {
               snprintf (err, err_size,
                         "too many files ('%.60s'): give one input and one "
-                        "output", arg);
+                        "output",
+                        arg);
               return false;
             }
           files[n_files++] = arg;
@@ -320,8 +328,7 @@ cli_args_parse (CliArgs *args, int argc, char **argv, char *err,
           return false;
         }
 
-      if (p ? ! args_set_param (args, p, value, &matrix_given, err,
-                                err_size)
+      if (p ? ! args_set_param (args, p, value, &matrix_given, err, err_size)
             : ! args_set_own (args, o, value, err, err_size))
         return false;
     }
@@ -344,8 +351,8 @@ cli_args_parse (CliArgs *args, int argc, char **argv, char *err,
     {
       snprintf (err, err_size,
                 "%s: expected an input and an output file, got %d "
-                "(see gpufx %s --help)", args->info->name, n_files,
-                args->info->name);
+                "(see gpufx %s --help)",
+                args->info->name, n_files, args->info->name);
       return false;
     }
   args->input = files[0];
@@ -409,8 +416,8 @@ args_print_param (FILE *out, const GpufxParam *p)
 void
 cli_args_print_filter_help (FILE *out, const GpufxFilterInfo *info)
 {
-  fprintf (out, "Usage: gpufx %s [OPTION...] IN OUT\n\n%s.\n%s\n\n",
-           info->name, info->blurb, info->help);
+  fprintf (out, "Usage: gpufx %s [OPTION...] IN OUT\n\n%s.\n%s\n\n", info->name,
+           info->blurb, info->help);
   fprintf (out, "Filter options:\n");
   for (const GpufxParam *p = info->params; p->name; p++)
     args_print_param (out, p);
@@ -428,7 +435,6 @@ cli_args_print_filter_help (FILE *out, const GpufxFilterInfo *info)
         snprintf (left, sizeof left, "--%s", args_own[i].name);
       args_print_option (out, left, args_own[i].help);
     }
-  fprintf (out,
-           "\nOptions also take the form --name=value.  See gpufx --help "
-           "for file formats.\n");
+  fprintf (out, "\nOptions also take the form --name=value.  See gpufx --help "
+                "for file formats.\n");
 }

@@ -19,15 +19,18 @@ typedef struct
   GpufxOptions           options;
   const char            *input;
   const char            *output;
-  int                    repeat;  /* runs; the median time is reported */
-  int                    depth;   /* 8, 16, or 0: from the input */
-  bool                   report;  /* one JSON line on stdout */
+  int                    repeat; /* runs; the median time is reported */
+  int                    depth;  /* 8, 16, or 0: from the input */
+  bool                   report; /* one JSON line on stdout */
   bool                   help;
 } CliArgs;
 
 /* argv[0] is the filter's name.  On false err holds one line. */
-bool cli_args_parse (CliArgs *args, int argc, char **argv,
-                     char *err, size_t err_size);
+bool cli_args_parse (CliArgs *args,
+                     int      argc,
+                     char   **argv,
+                     char    *err,
+                     size_t   err_size);
 
 void cli_args_print_filter_help (FILE *out, const GpufxFilterInfo *info);
 

@@ -80,9 +80,8 @@ main_print_help (FILE *out)
 static int
 main_list_backends (void)
 {
-  static const GpufxBackend backends[] = {
-    GPUFX_BACKEND_CPU, GPUFX_BACKEND_CUDA
-  };
+  static const GpufxBackend backends[]
+    = { GPUFX_BACKEND_CPU, GPUFX_BACKEND_CUDA };
   char why[GPUFX_MESSAGE_MAX];
   bool cuda = false;
 
@@ -122,19 +121,18 @@ main_compare_doubles (const void *a, const void *b)
 static int
 main_run (const CliArgs *args)
 {
-  CliImage     in, out;
-  GpufxImage   src, dst;
-  GpufxReport  report;
-  GpufxStatus  status = GPUFX_OK;
-  char         err[CLI_ERR_MAX];
-  char         note[GPUFX_MESSAGE_MAX] = "";
-  double      *times;
-  double       ms;
-  int          rc = MAIN_EXIT_FAILURE;
+  CliImage    in, out;
+  GpufxImage  src, dst;
+  GpufxReport report;
+  GpufxStatus status = GPUFX_OK;
+  char        err[CLI_ERR_MAX];
+  char        note[GPUFX_MESSAGE_MAX] = "";
+  double     *times;
+  double      ms;
+  int         rc = MAIN_EXIT_FAILURE;
 
   /* The cheap checks first: no filtering before a doomed save. */
-  if (! cli_image_check_output (args->output, 0, args->depth, err,
-                                sizeof err))
+  if (! cli_image_check_output (args->output, 0, args->depth, err, sizeof err))
     {
       main_error (err);
       return MAIN_EXIT_FAILURE;
@@ -183,8 +181,7 @@ main_run (const CliArgs *args)
 
   for (int r = 0; r < args->repeat; r++)
     {
-      status = gpufx_run (&args->filter, &src, &dst, &args->options,
-                          &report);
+      status = gpufx_run (&args->filter, &src, &dst, &args->options, &report);
       if (status != GPUFX_OK)
         break;
       times[r] = report.milliseconds;
@@ -217,14 +214,14 @@ main_run (const CliArgs *args)
 
   qsort (times, (size_t) args->repeat, sizeof *times, main_compare_doubles);
   ms = args->repeat % 2
-       ? times[args->repeat / 2]
-       : 0.5 * (times[args->repeat / 2 - 1] + times[args->repeat / 2]);
+         ? times[args->repeat / 2]
+         : 0.5 * (times[args->repeat / 2 - 1] + times[args->repeat / 2]);
   if (args->report)
     printf ("{\"filter\": \"%s\", \"backend\": \"%s\", \"width\": %d, "
             "\"height\": %d, \"channels\": %d, \"milliseconds\": %.4f, "
-            "\"repeat\": %d}\n", args->info->name,
-            gpufx_backend_name (report.backend_used), in.width, in.height,
-            in.channels, ms, args->repeat);
+            "\"repeat\": %d}\n",
+            args->info->name, gpufx_backend_name (report.backend_used),
+            in.width, in.height, in.channels, ms, args->repeat);
   rc = 0;
 
 done:
@@ -264,7 +261,8 @@ main (int argc, char **argv)
     {
       snprintf (err, sizeof err,
                 "unknown option '%.40s'; the filter comes first (see gpufx "
-                "--help)", argv[1]);
+                "--help)",
+                argv[1]);
       main_error (err);
       return MAIN_EXIT_USAGE;
     }

@@ -29,13 +29,12 @@ static char gegl_io_last_message[200];
 /* gpufx's errors are one line: GEGL's messages are kept for them, not
  * printed. */
 static void
-gegl_io_log (const gchar    *domain,
-             GLogLevelFlags  level,
-             const gchar    *message,
-             gpointer        data)
+gegl_io_log (const gchar   *domain,
+             GLogLevelFlags level,
+             const gchar   *message,
+             gpointer       data)
 {
-  if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL
-               | G_LOG_LEVEL_WARNING))
+  if (level & (G_LOG_LEVEL_ERROR | G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
     {
       gegl_io_warnings++;
       snprintf (gegl_io_last_message, sizeof gegl_io_last_message, "%s",
@@ -129,10 +128,10 @@ cli_gegl_load (const char *path, CliImage *image, char *err, size_t err_size)
 
   muted = gegl_io_mute_stderr ();
   graph = gegl_node_new ();
-  load = gegl_node_new_child (graph, "operation", "gegl:load",
-                              "path", path, NULL);
-  sink = gegl_node_new_child (graph, "operation", "gegl:buffer-sink",
-                              "buffer", &buffer, NULL);
+  load
+    = gegl_node_new_child (graph, "operation", "gegl:load", "path", path, NULL);
+  sink = gegl_node_new_child (graph, "operation", "gegl:buffer-sink", "buffer",
+                              &buffer, NULL);
   gegl_node_link (load, sink);
   gegl_node_process (sink);
   g_object_unref (graph);
@@ -142,15 +141,19 @@ cli_gegl_load (const char *path, CliImage *image, char *err, size_t err_size)
   if (! extent || extent->width < 1 || extent->height < 1)
     {
       /* GEGL's own messages ("processing 0px rectangle") say less. */
-      cli_set_error (err, err_size, "%s: GEGL cannot read it (an unknown "
-                     "format, or a damaged file)", path);
+      cli_set_error (err, err_size,
+                     "%s: GEGL cannot read it (an unknown "
+                     "format, or a damaged file)",
+                     path);
       g_clear_object (&buffer);
       return false;
     }
   if ((int64_t) extent->width * extent->height > CLI_MAX_PIXELS)
     {
-      cli_set_error (err, err_size, "%s: %d x %d is too large (at most "
-                     "2^31 pixels)", path, extent->width, extent->height);
+      cli_set_error (err, err_size,
+                     "%s: %d x %d is too large (at most "
+                     "2^31 pixels)",
+                     path, extent->width, extent->height);
       g_object_unref (buffer);
       return false;
     }
@@ -166,8 +169,9 @@ cli_gegl_load (const char *path, CliImage *image, char *err, size_t err_size)
   image->height = extent->height;
   image->channels = (gray ? 1 : 3) + (alpha ? 1 : 0);
   image->linear = ! strchr (model, '\'') && ! strchr (model, '~');
-  image->bits = strcmp (type_name, "u8") == 0 ? 8
-                : strcmp (type_name, "u16") == 0 ? 16 : 32;
+  image->bits = strcmp (type_name, "u8") == 0    ? 8
+                : strcmp (type_name, "u16") == 0 ? 16
+                                                 : 32;
   image->space = babl_format_get_space (format);
   image->data = g_try_malloc (sizeof (float) * image->width * image->height
                               * image->channels);
@@ -179,12 +183,11 @@ cli_gegl_load (const char *path, CliImage *image, char *err, size_t err_size)
       memset (image, 0, sizeof *image);
       return false;
     }
-  gegl_buffer_get (buffer, extent, 1.0,
-                   babl_format_with_space (gegl_io_format_name
-                                             (image->channels,
-                                              image->linear),
-                                           image->space),
-                   image->data, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
+  gegl_buffer_get (
+    buffer, extent, 1.0,
+    babl_format_with_space (
+      gegl_io_format_name (image->channels, image->linear), image->space),
+    image->data, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
   g_object_unref (buffer);
   return true;
 }
@@ -202,8 +205,12 @@ cli_gegl_has_saver (const char *extension)
 }
 
 bool
-cli_gegl_save (const char *path, const char *extension,
-               const CliImage *image, int depth, char *err, size_t err_size)
+cli_gegl_save (const char     *path,
+               const char     *extension,
+               const CliImage *image,
+               int             depth,
+               char           *err,
+               size_t          err_size)
 {
   GeglRectangle rect = { 0, 0, image->width, image->height };
   const Babl   *format;
@@ -221,12 +228,10 @@ cli_gegl_save (const char *path, const char *extension,
   saver = gegl_operation_handlers_get_saver (extension);
   gegl_io_reset_messages ();
 
-  format = babl_format_with_space (gegl_io_format_name (image->channels,
-                                                        image->linear),
-                                   image->space);
+  format = babl_format_with_space (
+    gegl_io_format_name (image->channels, image->linear), image->space);
   buffer = gegl_buffer_new (&rect, format);
-  gegl_buffer_set (buffer, &rect, 0, format, image->data,
-                   GEGL_AUTO_ROWSTRIDE);
+  gegl_buffer_set (buffer, &rect, 0, format, image->data, GEGL_AUTO_ROWSTRIDE);
 
   muted = gegl_io_mute_stderr ();
   graph = gegl_node_new ();

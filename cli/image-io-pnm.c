@@ -65,8 +65,7 @@ pnm_token (PnmReader *r, char *token, const char *what)
       if (c == EOF)
         {
           cli_set_error (r->err, r->err_size,
-                         "%s: truncated header: %s is missing", r->path,
-                         what);
+                         "%s: truncated header: %s is missing", r->path, what);
           return false;
         }
       if (! isspace (c))
@@ -76,8 +75,8 @@ pnm_token (PnmReader *r, char *token, const char *what)
     {
       if (n + 1 >= PNM_TOKEN_MAX)
         {
-          cli_set_error (r->err, r->err_size,
-                         "%s: bad header: %s is too long", r->path, what);
+          cli_set_error (r->err, r->err_size, "%s: bad header: %s is too long",
+                         r->path, what);
           return false;
         }
       token[n++] = (char) c;
@@ -88,16 +87,20 @@ pnm_token (PnmReader *r, char *token, const char *what)
   token[n] = '\0';
   if (c == EOF)
     {
-      cli_set_error (r->err, r->err_size,
-                     "%s: truncated header after %s", r->path, what);
+      cli_set_error (r->err, r->err_size, "%s: truncated header after %s",
+                     r->path, what);
       return false;
     }
   return true;
 }
 
 static bool
-pnm_parse_int (PnmReader *r, const char *text, long min, long max,
-               const char *what, int *value)
+pnm_parse_int (PnmReader  *r,
+               const char *text,
+               long        min,
+               long        max,
+               const char *what,
+               int        *value)
 {
   char *end;
   long  v;
@@ -130,8 +133,7 @@ pnm_parse_int (PnmReader *r, const char *text, long min, long max,
 }
 
 static bool
-pnm_token_int (PnmReader *r, long min, long max, const char *what,
-               int *value)
+pnm_token_int (PnmReader *r, long min, long max, const char *what, int *value)
 {
   char token[PNM_TOKEN_MAX];
 
@@ -142,8 +144,12 @@ pnm_token_int (PnmReader *r, long min, long max, const char *what,
 /* Size checks shared by every format, before any allocation: the pixel
  * count, and the bytes left in the file. */
 static bool
-pnm_check_size (PnmReader *r, int width, int height, int channels,
-                int sample_bytes, size_t *data_bytes)
+pnm_check_size (PnmReader *r,
+                int        width,
+                int        height,
+                int        channels,
+                int        sample_bytes,
+                size_t    *data_bytes)
 {
   struct stat st;
   int64_t     pixels = (int64_t) width * height;
@@ -153,8 +159,8 @@ pnm_check_size (PnmReader *r, int width, int height, int channels,
   if (pixels > CLI_MAX_PIXELS)
     {
       cli_set_error (r->err, r->err_size,
-                     "%s: %d x %d is too large (at most 2^31 pixels)",
-                     r->path, width, height);
+                     "%s: %d x %d is too large (at most 2^31 pixels)", r->path,
+                     width, height);
       return false;
     }
   need = (uint64_t) pixels * channels * sample_bytes;
@@ -164,8 +170,9 @@ pnm_check_size (PnmReader *r, int width, int height, int channels,
     {
       cli_set_error (r->err, r->err_size,
                      "%s: truncated: %d x %d x %d needs %llu bytes of "
-                     "pixels, the file has %llu", r->path, width, height,
-                     channels, (unsigned long long) need,
+                     "pixels, the file has %llu",
+                     r->path, width, height, channels,
+                     (unsigned long long) need,
                      (unsigned long long) (st.st_size - here));
       return false;
     }
@@ -176,8 +183,7 @@ pnm_check_size (PnmReader *r, int width, int height, int channels,
 }
 
 static bool
-pnm_alloc (PnmReader *r, CliImage *image, int width, int height,
-           int channels)
+pnm_alloc (PnmReader *r, CliImage *image, int width, int height, int channels)
 {
   size_t n = (size_t) width * height * channels;
 
@@ -232,7 +238,8 @@ pnm_read_pfm (PnmReader *r, CliImage *image, int channels)
     {
       cli_set_error (r->err, r->err_size,
                      "%s: bad header: the scale '%.20s' must be a non-zero "
-                     "number (negative: little-endian)", r->path, token);
+                     "number (negative: little-endian)",
+                     r->path, token);
       return false;
     }
   /* The scale's sign gives the byte order; its size is ignored, as most
@@ -278,8 +285,12 @@ pnm_read_pfm (PnmReader *r, CliImage *image, int channels)
 }
 
 static bool
-pnm_read_integers (PnmReader *r, CliImage *image, int width, int height,
-                   int channels, int maxval)
+pnm_read_integers (PnmReader *r,
+                   CliImage  *image,
+                   int        width,
+                   int        height,
+                   int        channels,
+                   int        maxval)
 {
   const int      sample_bytes = maxval > 255 ? 2 : 1;
   size_t         bytes, row_bytes;
@@ -310,8 +321,8 @@ pnm_read_integers (PnmReader *r, CliImage *image, int width, int height,
       for (size_t i = 0; i < n; i++)
         {
           unsigned v = sample_bytes == 2
-                       ? ((unsigned) row[2 * i] << 8) | row[2 * i + 1]
-                       : row[i];
+                         ? ((unsigned) row[2 * i] << 8) | row[2 * i + 1]
+                         : row[i];
 
           /* Values above maxval break the format; clamp rather than
            * invent brighter-than-white. */
@@ -370,9 +381,12 @@ pnm_read_pam (PnmReader *r, CliImage *image)
     const char *name;
     int         depth;
   } types[] = {
-    { "GRAYSCALE", 1 }, { "BLACKANDWHITE", 1 },
-    { "GRAYSCALE_ALPHA", 2 }, { "BLACKANDWHITE_ALPHA", 2 },
-    { "RGB", 3 }, { "RGB_ALPHA", 4 },
+    { "GRAYSCALE", 1 },
+    { "BLACKANDWHITE", 1 },
+    { "GRAYSCALE_ALPHA", 2 },
+    { "BLACKANDWHITE_ALPHA", 2 },
+    { "RGB", 3 },
+    { "RGB_ALPHA", 4 },
   };
   char line[PNM_LINE_MAX];
   char tupltype[PNM_LINE_MAX] = "";
@@ -424,8 +438,8 @@ pnm_read_pam (PnmReader *r, CliImage *image)
       else
         {
           cli_set_error (r->err, r->err_size,
-                         "%s: bad header: unknown PAM field '%.40s'",
-                         r->path, line);
+                         "%s: bad header: unknown PAM field '%.40s'", r->path,
+                         line);
           return false;
         }
       if (! pnm_pam_line (r, line))
@@ -446,8 +460,8 @@ pnm_read_pam (PnmReader *r, CliImage *image)
         {
           cli_set_error (r->err, r->err_size,
                          "%s: TUPLTYPE %.40s is not supported (GRAYSCALE, "
-                         "GRAYSCALE_ALPHA, RGB or RGB_ALPHA)", r->path,
-                         tupltype);
+                         "GRAYSCALE_ALPHA, RGB or RGB_ALPHA)",
+                         r->path, tupltype);
           return false;
         }
       if (types[i].depth != depth)
@@ -467,8 +481,7 @@ bool
 cli_pnm_sniff (const unsigned char *head, size_t n)
 {
   return n >= 2 && head[0] == 'P' && strchr ("1234567Ff", head[1])
-         && head[1] != '\0'
-         && (n == 2 || isspace (head[2]));
+         && head[1] != '\0' && (n == 2 || isspace (head[2]));
 }
 
 bool
@@ -502,7 +515,10 @@ cli_pnm_load (const char *path, CliImage *image, char *err, size_t err_size)
       case '5': ok = pnm_read_pnm (&r, image, 1); break;
       case '6': ok = pnm_read_pnm (&r, image, 3); break;
       case '7': ok = pnm_read_pam (&r, image); break;
-      case '1': case '2': case '3': case '4':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
         cli_set_error (err, err_size,
                        "%s: P%c (plain or bitmap PNM) is not supported; "
                        "use P5, P6, P7 or PFM (e.g. pnmtopnm, pamtopam)",
@@ -586,12 +602,15 @@ pnm_write_pfm (FILE *file, const CliImage *image)
 }
 
 bool
-cli_pnm_write (FILE *file, CliFormat format, const CliImage *image,
-               int depth, char *err, size_t err_size)
+cli_pnm_write (FILE           *file,
+               CliFormat       format,
+               const CliImage *image,
+               int             depth,
+               char           *err,
+               size_t          err_size)
 {
-  static const char *tupltypes[] = {
-    "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA"
-  };
+  static const char *tupltypes[]
+    = { "GRAYSCALE", "GRAYSCALE_ALPHA", "RGB", "RGB_ALPHA" };
   const int maxval = depth == 16 ? 65535 : 255;
   bool      ok;
 
@@ -600,21 +619,25 @@ cli_pnm_write (FILE *file, CliFormat format, const CliImage *image,
     case CLI_FORMAT_PFM:
       ok = fprintf (file, "%s\n%d %d\n-1.0\n",
                     image->channels == 1 ? "Pf" : "PF", image->width,
-                    image->height) > 0
+                    image->height)
+             > 0
            && pnm_write_pfm (file, image);
       break;
     case CLI_FORMAT_PAM:
-      ok = fprintf (file, "P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\n"
-                          "TUPLTYPE %s\nENDHDR\n", image->width,
-                    image->height, image->channels, maxval,
-                    tupltypes[image->channels - 1]) > 0
+      ok = fprintf (file,
+                    "P7\nWIDTH %d\nHEIGHT %d\nDEPTH %d\nMAXVAL %d\n"
+                    "TUPLTYPE %s\nENDHDR\n",
+                    image->width, image->height, image->channels, maxval,
+                    tupltypes[image->channels - 1])
+             > 0
            && pnm_write_integers (file, image, maxval);
       break;
     case CLI_FORMAT_PPM:
     case CLI_FORMAT_PGM:
       ok = fprintf (file, "P%c\n%d %d\n%d\n",
                     format == CLI_FORMAT_PPM ? '6' : '5', image->width,
-                    image->height, maxval) > 0
+                    image->height, maxval)
+             > 0
            && pnm_write_integers (file, image, maxval);
       break;
     default:

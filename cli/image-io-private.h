@@ -21,7 +21,7 @@ typedef enum
 } CliFormat;
 
 /* printf into err, one line (newlines become spaces). */
-void      cli_set_error (char *err, size_t err_size, const char *format, ...)
+void cli_set_error (char *err, size_t err_size, const char *format, ...)
 #ifdef __GNUC__
   __attribute__ ((format (printf, 3, 4)))
 #endif
@@ -33,23 +33,30 @@ CliFormat cli_format_from_path (const char *path);
 
 /* Whether the first bytes look like PFM, PAM, PPM or PGM (or another PNM
  * variant, which the reader then names in its error). */
-bool      cli_pnm_sniff (const unsigned char *head, size_t n);
+bool cli_pnm_sniff (const unsigned char *head, size_t n);
 
-bool      cli_pnm_load (const char *path, CliImage *image,
-                        char *err, size_t err_size);
+bool
+cli_pnm_load (const char *path, CliImage *image, char *err, size_t err_size);
 /* Writes image to an open file in format (PFM, PAM, PPM or PGM). */
-bool      cli_pnm_write (FILE *file, CliFormat format, const CliImage *image,
-                         int depth, char *err, size_t err_size);
+bool cli_pnm_write (FILE           *file,
+                    CliFormat       format,
+                    const CliImage *image,
+                    int             depth,
+                    char           *err,
+                    size_t          err_size);
 
 #if HAVE_GEGL_IO
-bool      cli_gegl_load (const char *path, CliImage *image,
-                         char *err, size_t err_size);
+bool
+cli_gegl_load (const char *path, CliImage *image, char *err, size_t err_size);
 /* path's extension picks the saver; path is the temporary file. */
-bool      cli_gegl_save (const char *path, const char *extension,
-                         const CliImage *image, int depth,
-                         char *err, size_t err_size);
-bool      cli_gegl_has_saver (const char *extension);
-void      cli_gegl_shutdown (void);
+bool cli_gegl_save (const char     *path,
+                    const char     *extension,
+                    const CliImage *image,
+                    int             depth,
+                    char           *err,
+                    size_t          err_size);
+bool cli_gegl_has_saver (const char *extension);
+void cli_gegl_shutdown (void);
 #endif
 
 #endif /* CLI_IMAGE_IO_PRIVATE_H */

@@ -79,13 +79,13 @@ cli_format_from_path (const char *path)
 #if HAVE_GEGL_IO
 #define IO_OTHER_FORMATS ", or any format GEGL saves (.png, .tif, .exr, .jpg)"
 #else
-#define IO_OTHER_FORMATS " (this gpufx was built without GEGL, so no PNG, " \
-                         "TIFF, EXR or JPEG)"
+#define IO_OTHER_FORMATS                                                       \
+  " (this gpufx was built without GEGL, so no PNG, "                           \
+  "TIFF, EXR or JPEG)"
 #endif
 
 bool
-cli_image_load (const char *path, CliImage *image, char *err,
-                size_t err_size)
+cli_image_load (const char *path, CliImage *image, char *err, size_t err_size)
 {
   unsigned char head[3] = { 0 };
   struct stat   st;
@@ -96,8 +96,7 @@ cli_image_load (const char *path, CliImage *image, char *err,
   memset (image, 0, sizeof *image);
   if (stat (path, &st) == 0 && S_ISDIR (st.st_mode))
     {
-      cli_set_error (err, err_size, "cannot read %s: it is a directory",
-                     path);
+      cli_set_error (err, err_size, "cannot read %s: it is a directory", path);
       return false;
     }
   file = fopen (path, "rb");
@@ -121,16 +120,20 @@ cli_image_load (const char *path, CliImage *image, char *err,
 #if HAVE_GEGL_IO
   return cli_gegl_load (path, image, err, err_size);
 #else
-  cli_set_error (err, err_size,
-                 "%s: unknown format; gpufx reads PFM, PAM, PPM and PGM"
-                 IO_OTHER_FORMATS, path);
+  cli_set_error (
+    err, err_size,
+    "%s: unknown format; gpufx reads PFM, PAM, PPM and PGM" IO_OTHER_FORMATS,
+    path);
   return false;
 #endif
 }
 
 bool
-cli_image_check_output (const char *path, int channels, int depth,
-                        char *err, size_t err_size)
+cli_image_check_output (const char *path,
+                        int         channels,
+                        int         depth,
+                        char       *err,
+                        size_t      err_size)
 {
   const char *ext = io_extension (path);
   const char *slash = strrchr (path, '/');
@@ -171,31 +174,32 @@ cli_image_check_output (const char *path, int channels, int depth,
   switch (cli_format_from_path (path))
     {
     case CLI_FORMAT_UNKNOWN:
-      cli_set_error (err, err_size,
-                     "%s: %s%s; write .pfm, .pam, .ppm or .pgm"
-                     IO_OTHER_FORMATS, path,
-                     ext[0] ? "unknown extension " : "no extension",
-                     ext);
+      cli_set_error (
+        err, err_size,
+        "%s: %s%s; write .pfm, .pam, .ppm or .pgm" IO_OTHER_FORMATS, path,
+        ext[0] ? "unknown extension " : "no extension", ext);
       return false;
     case CLI_FORMAT_PFM:
       if (channels > 0 && (channels == 2 || channels == 4))
         {
           cli_set_error (err, err_size,
                          "%s: PFM has no alpha channel and the image has "
-                         "one; write .pam%s to keep it", path,
+                         "one; write .pam%s to keep it",
+                         path,
 #if HAVE_GEGL_IO
                          " (or .tif or .exr for float)"
 #else
                          ""
 #endif
-                         );
+          );
           return false;
         }
       if (depth)
         {
           cli_set_error (err, err_size,
                          "%s: --depth does not apply to PFM (always 32-bit "
-                         "float)", path);
+                         "float)",
+                         path);
           return false;
         }
       return true;
@@ -204,10 +208,10 @@ cli_image_check_output (const char *path, int channels, int depth,
         {
           cli_set_error (err, err_size, "%s: %s", path,
                          channels == 2
-                         ? "PGM has no alpha channel and the image has one; "
-                           "write .pam to keep it"
-                         : "PGM is gray and the image has colour; write "
-                           ".ppm or .pam");
+                           ? "PGM has no alpha channel and the image has one; "
+                             "write .pam to keep it"
+                           : "PGM is gray and the image has colour; write "
+                             ".ppm or .pam");
           return false;
         }
       return true;
@@ -216,15 +220,14 @@ cli_image_check_output (const char *path, int channels, int depth,
         {
           cli_set_error (err, err_size, "%s: %s", path,
                          channels == 4
-                         ? "PPM has no alpha channel and the image has one; "
-                           "write .pam to keep it"
-                         : "PPM is RGB and the image is gray; write .pgm or "
-                           ".pam");
+                           ? "PPM has no alpha channel and the image has one; "
+                             "write .pam to keep it"
+                           : "PPM is RGB and the image is gray; write .pgm or "
+                             ".pam");
           return false;
         }
       return true;
-    case CLI_FORMAT_PAM:
-      return true;
+    case CLI_FORMAT_PAM: return true;
     case CLI_FORMAT_GEGL:
 #if HAVE_GEGL_IO
       if (channels > 0 && (channels == 2 || channels == 4)
@@ -232,14 +235,16 @@ cli_image_check_output (const char *path, int channels, int depth,
         {
           cli_set_error (err, err_size,
                          "%s: JPEG has no alpha channel and the image has "
-                         "one; write .png, .tif or .pam to keep it", path);
+                         "one; write .png, .tif or .pam to keep it",
+                         path);
           return false;
         }
       if (! cli_gegl_has_saver (ext))
         {
           cli_set_error (err, err_size,
                          "%s: GEGL cannot save %s files; write .pfm, .pam, "
-                         ".ppm, .pgm, .png, .tif or .exr", path, ext);
+                         ".ppm, .pgm, .png, .tif or .exr",
+                         path, ext);
           return false;
         }
 #endif
@@ -295,8 +300,11 @@ io_default_mode (void)
 }
 
 bool
-cli_image_save (const char *path, const CliImage *image, int depth,
-                char *err, size_t err_size)
+cli_image_save (const char     *path,
+                const CliImage *image,
+                int             depth,
+                char           *err,
+                size_t          err_size)
 {
   CliFormat   format = cli_format_from_path (path);
   const char *ext = io_extension (path);
@@ -304,8 +312,7 @@ cli_image_save (const char *path, const CliImage *image, int depth,
   bool        ok;
   int         fd;
 
-  if (! cli_image_check_output (path, image->channels, depth, err,
-                                err_size))
+  if (! cli_image_check_output (path, image->channels, depth, err, err_size))
     return false;
   if (depth == 0)
     depth = image->bits == 8 ? 8 : 16;

@@ -27,10 +27,10 @@ typedef struct
   float      *data;
   int         width;
   int         height;
-  int         channels;  /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
-  int         bits;      /* what the file held: 8, 16 or 32 (float) */
-  bool        linear;    /* light-linear values (PFM, linear EXR, ...) */
-  const void *space;     /* GEGL's Babl space of the source, or NULL */
+  int         channels; /* 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+  int         bits;     /* what the file held: 8, 16 or 32 (float) */
+  bool        linear;   /* light-linear values (PFM, linear EXR, ...) */
+  const void *space;    /* GEGL's Babl space of the source, or NULL */
 } CliImage;
 
 static inline bool
@@ -40,20 +40,26 @@ cli_image_has_alpha (const CliImage *image)
 }
 
 /* Reads PFM, PAM, PPM (P6) or PGM (P5), or with GEGL anything GEGL reads. */
-bool cli_image_load (const char *path, CliImage *image,
-                     char *err, size_t err_size);
+bool
+cli_image_load (const char *path, CliImage *image, char *err, size_t err_size);
 
 /* Writes by path's extension: .pfm, .pam, .ppm, .pgm (.pnm: PGM or PPM as
  * the channels say), or with GEGL any extension GEGL saves.  depth is 8 or
  * 16 for integer formats, 0 to choose from image->bits.  Atomic: the file
  * appears complete or not at all. */
-bool cli_image_save (const char *path, const CliImage *image, int depth,
-                     char *err, size_t err_size);
+bool cli_image_save (const char     *path,
+                     const CliImage *image,
+                     int             depth,
+                     char           *err,
+                     size_t          err_size);
 
 /* Whether save would accept path (its folder, its extension, and with
  * channels > 0 the channel count), before any work is done. */
-bool cli_image_check_output (const char *path, int channels, int depth,
-                             char *err, size_t err_size);
+bool cli_image_check_output (const char *path,
+                             int         channels,
+                             int         depth,
+                             char       *err,
+                             size_t      err_size);
 
 void cli_image_clear (CliImage *image);
 

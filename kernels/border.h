@@ -29,8 +29,7 @@ gpufx_border_index (int i, int n, int b)
 
   switch (b)
     {
-    case GPUFX_BORDER_CLAMP:
-      return i < 0 ? 0 : n - 1;
+    case GPUFX_BORDER_CLAMP: return i < 0 ? 0 : n - 1;
 
     case GPUFX_BORDER_MIRROR:
       {
@@ -47,12 +46,9 @@ gpufx_border_index (int i, int n, int b)
         return i < n ? i : period - i;
       }
 
-    case GPUFX_BORDER_WRAP:
-      i %= n;
-      return i < 0 ? i + n : i;
+    case GPUFX_BORDER_WRAP: i %= n; return i < 0 ? i + n : i;
 
-    default:
-      return -1;
+    default: return -1;
     }
 }
 

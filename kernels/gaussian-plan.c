@@ -33,7 +33,7 @@ plan_least_squares (double *a, int rows, int cols, double *b, double *c)
       if (norm == 0)
         return false;
       alpha = aj[j] > 0 ? -norm : norm;
-      aj[j] -= alpha;                 /* v = x - alpha e1, stored in aj */
+      aj[j] -= alpha; /* v = x - alpha e1, stored in aj */
       vnorm2 = 0;
       for (int i = j; i < rows; i++)
         vnorm2 += aj[i] * aj[i];
@@ -48,7 +48,7 @@ plan_least_squares (double *a, int rows, int cols, double *b, double *c)
           for (int i = j; i < rows; i++)
             ak[i] -= dot * aj[i];
         }
-      aj[j] = alpha;                  /* R's diagonal */
+      aj[j] = alpha; /* R's diagonal */
     }
   for (int j = cols - 1; j >= 0; j--)
     {
@@ -64,8 +64,14 @@ plan_least_squares (double *a, int rows, int cols, double *b, double *c)
 /* Fits n cosines of period 2 L to taps[r..2r]; returns the L1 error over
  * |k| <= r, or INFINITY on failure. */
 static double
-plan_fit (const double *taps, int r, int n, int period, double *a,
-          double *b, double *omega, double *coeff)
+plan_fit (const double *taps,
+          int           r,
+          int           n,
+          int           period,
+          double       *a,
+          double       *b,
+          double       *omega,
+          double       *coeff)
 {
   const int rows = r + 1;
   double    err = 0;
@@ -92,8 +98,9 @@ plan_fit (const double *taps, int r, int n, int period, double *a,
 }
 
 bool
-gpufx_gaussian_plan_init (GpufxGaussianPlan *plan, double sigma,
-                          int max_direct_radius)
+gpufx_gaussian_plan_init (GpufxGaussianPlan *plan,
+                          double             sigma,
+                          int                max_direct_radius)
 {
   static const double stretch[] = { 1.0, 1.05, 1.1, 1.2, 1.3, 1.5 };
   /* As gpufx_gaussian_radius, without needing the core. */
@@ -135,7 +142,7 @@ gpufx_gaussian_plan_init (GpufxGaussianPlan *plan, double sigma,
           double omega[GPUFX_GAUSS_MAX_TERMS], coeff[GPUFX_GAUSS_MAX_TERMS];
           double err;
 
-          if (2 * period < n)   /* aliasing: the basis is degenerate */
+          if (2 * period < n) /* aliasing: the basis is degenerate */
             continue;
           err = plan_fit (plan->taps, r, n, period, a, b, omega, coeff);
           if (err < plan->fit_l1_error)

@@ -33,7 +33,8 @@
 #include <stdbool.h>
 
 #ifdef __cplusplus
-extern "C" {
+extern "C"
+{
 #endif
 
 #define GPUFX_GAUSS_MAX_TERMS 16
@@ -43,24 +44,25 @@ extern "C" {
  * cpu/cpu-gaussian.c, CUDA: GPUFX_CUDA_GAUSS_DIRECT_RADIUS). */
 #define GPUFX_GAUSS_DIRECT_RADIUS 20
 
-typedef struct
-{
-  double  sigma;
-  int     radius;        /* floor (4 sigma + 0.5); 0 for sigma == 0       */
-  double *taps;          /* 2 radius + 1 weights, taps[k + radius], sum 1 */
-  int     n_terms;       /* 0: use taps directly                          */
-  int     period;        /* L: omega[m] = pi * m / L                      */
-  double  omega[GPUFX_GAUSS_MAX_TERMS];
-  double  coeff[GPUFX_GAUSS_MAX_TERMS];
-  double  fit_l1_error;  /* sum over |k| <= r of |fit - taps|; 0 direct   */
-} GpufxGaussianPlan;
+  typedef struct
+  {
+    double  sigma;
+    int     radius;  /* floor (4 sigma + 0.5); 0 for sigma == 0       */
+    double *taps;    /* 2 radius + 1 weights, taps[k + radius], sum 1 */
+    int     n_terms; /* 0: use taps directly                          */
+    int     period;  /* L: omega[m] = pi * m / L                      */
+    double  omega[GPUFX_GAUSS_MAX_TERMS];
+    double  coeff[GPUFX_GAUSS_MAX_TERMS];
+    double  fit_l1_error; /* sum over |k| <= r of |fit - taps|; 0 direct   */
+  } GpufxGaussianPlan;
 
-/* Returns false only when out of memory (plan is then cleared).
- * sigma must be in [0, GPUFX_STD_DEV_MAX]; sigma == 0 gives radius 0 and
- * the single tap 1. */
-bool gpufx_gaussian_plan_init (GpufxGaussianPlan *plan, double sigma,
-                               int max_direct_radius);
-void gpufx_gaussian_plan_clear (GpufxGaussianPlan *plan);
+  /* Returns false only when out of memory (plan is then cleared).
+   * sigma must be in [0, GPUFX_STD_DEV_MAX]; sigma == 0 gives radius 0 and
+   * the single tap 1. */
+  bool gpufx_gaussian_plan_init (GpufxGaussianPlan *plan,
+                                 double             sigma,
+                                 int                max_direct_radius);
+  void gpufx_gaussian_plan_clear (GpufxGaussianPlan *plan);
 
 #ifdef __cplusplus
 }

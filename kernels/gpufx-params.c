@@ -10,112 +10,96 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const GpufxChoice params_border_choices[] =
-{
-  { "clamp",  GPUFX_N_("Clamp (repeat the edge pixel)") },
-  { "mirror", GPUFX_N_("Mirror (reflect about the edge pixel)") },
-  { "wrap",   GPUFX_N_("Wrap (periodic)") },
-  { "zero",   GPUFX_N_("Zero (transparent)") },
-  { NULL, NULL }
-};
+static const GpufxChoice params_border_choices[]
+  = { { "clamp", GPUFX_N_ ("Clamp (repeat the edge pixel)") },
+      { "mirror", GPUFX_N_ ("Mirror (reflect about the edge pixel)") },
+      { "wrap", GPUFX_N_ ("Wrap (periodic)") },
+      { "zero", GPUFX_N_ ("Zero (transparent)") },
+      { NULL, NULL } };
 
-static const GpufxChoice params_backend_choices[] =
-{
-  { "auto", GPUFX_N_("Automatic (GPU when available)") },
-  { "cpu",  GPUFX_N_("CPU") },
-  { "cuda", GPUFX_N_("CUDA GPU") },
-  { NULL, NULL }
-};
+static const GpufxChoice params_backend_choices[]
+  = { { "auto", GPUFX_N_ ("Automatic (GPU when available)") },
+      { "cpu", GPUFX_N_ ("CPU") },
+      { "cuda", GPUFX_N_ ("CUDA GPU") },
+      { NULL, NULL } };
 
-const GpufxParam gpufx_common_params[] =
-{
-  { GPUFX_P_BORDER, "border", GPUFX_N_("_Border"),
-    GPUFX_N_("How pixels outside the image are made"),
-    GPUFX_PARAM_CHOICE, 0, 3, GPUFX_BORDER_CLAMP, 0, params_border_choices },
-  { GPUFX_P_BACKEND, "backend", GPUFX_N_("Bac_kend"),
-    GPUFX_N_("Where the filter runs"),
-    GPUFX_PARAM_CHOICE, 0, 2, GPUFX_BACKEND_AUTO, 0, params_backend_choices },
-  { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL }
-};
+const GpufxParam gpufx_common_params[]
+  = { { GPUFX_P_BORDER, "border", GPUFX_N_ ("_Border"),
+        GPUFX_N_ ("How pixels outside the image are made"), GPUFX_PARAM_CHOICE,
+        0, 3, GPUFX_BORDER_CLAMP, 0, params_border_choices },
+      { GPUFX_P_BACKEND, "backend", GPUFX_N_ ("Bac_kend"),
+        GPUFX_N_ ("Where the filter runs"), GPUFX_PARAM_CHOICE, 0, 2,
+        GPUFX_BACKEND_AUTO, 0, params_backend_choices },
+      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL } };
 
-static const GpufxParam params_convolve[] =
-{
-  { GPUFX_P_MATRIX, "matrix", GPUFX_N_("_Matrix"),
-    GPUFX_N_("Weights, rows separated by ';' and weights by ',' "
-             "(1 to 63 each way)"),
-    GPUFX_PARAM_MATRIX, 0, 0, 0, 0, NULL },
-  { GPUFX_P_DIVISOR, "divisor", GPUFX_N_("_Divisor"),
-    GPUFX_N_("The weighted sum is divided by this (not 0)"),
-    GPUFX_PARAM_DOUBLE, -1e6, 1e6, 1.0, 3, NULL },
-  { GPUFX_P_OFFSET, "offset", GPUFX_N_("O_ffset"),
-    GPUFX_N_("Added to every colour channel after dividing"),
-    GPUFX_PARAM_DOUBLE, -1e6, 1e6, 0.0, 3, NULL },
-  { GPUFX_P_NORMALIZE, "normalize", GPUFX_N_("_Normalize"),
-    GPUFX_N_("Divide by the sum of the weights instead of the divisor"),
-    GPUFX_PARAM_BOOL, 0, 1, 0, 0, NULL },
-  { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL }
-};
+static const GpufxParam params_convolve[]
+  = { { GPUFX_P_MATRIX, "matrix", GPUFX_N_ ("_Matrix"),
+        GPUFX_N_ ("Weights, rows separated by ';' and weights by ',' "
+                  "(1 to 63 each way)"),
+        GPUFX_PARAM_MATRIX, 0, 0, 0, 0, NULL },
+      { GPUFX_P_DIVISOR, "divisor", GPUFX_N_ ("_Divisor"),
+        GPUFX_N_ ("The weighted sum is divided by this (not 0)"),
+        GPUFX_PARAM_DOUBLE, -1e6, 1e6, 1.0, 3, NULL },
+      { GPUFX_P_OFFSET, "offset", GPUFX_N_ ("O_ffset"),
+        GPUFX_N_ ("Added to every colour channel after dividing"),
+        GPUFX_PARAM_DOUBLE, -1e6, 1e6, 0.0, 3, NULL },
+      { GPUFX_P_NORMALIZE, "normalize", GPUFX_N_ ("_Normalize"),
+        GPUFX_N_ ("Divide by the sum of the weights instead of the divisor"),
+        GPUFX_PARAM_BOOL, 0, 1, 0, 0, NULL },
+      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL } };
 
-static const GpufxParam params_gaussian[] =
-{
-  { GPUFX_P_STD_DEV_X, "std-dev-x", GPUFX_N_("Size _X"),
-    GPUFX_N_("Standard deviation of the horizontal Gaussian, in pixels"),
-    GPUFX_PARAM_DOUBLE, 0.0, GPUFX_STD_DEV_MAX, 1.5, 2, NULL },
-  { GPUFX_P_STD_DEV_Y, "std-dev-y", GPUFX_N_("Size _Y"),
-    GPUFX_N_("Standard deviation of the vertical Gaussian, in pixels"),
-    GPUFX_PARAM_DOUBLE, 0.0, GPUFX_STD_DEV_MAX, 1.5, 2, NULL },
-  { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL }
-};
+static const GpufxParam params_gaussian[]
+  = { { GPUFX_P_STD_DEV_X, "std-dev-x", GPUFX_N_ ("Size _X"),
+        GPUFX_N_ ("Standard deviation of the horizontal Gaussian, in pixels"),
+        GPUFX_PARAM_DOUBLE, 0.0, GPUFX_STD_DEV_MAX, 1.5, 2, NULL },
+      { GPUFX_P_STD_DEV_Y, "std-dev-y", GPUFX_N_ ("Size _Y"),
+        GPUFX_N_ ("Standard deviation of the vertical Gaussian, in pixels"),
+        GPUFX_PARAM_DOUBLE, 0.0, GPUFX_STD_DEV_MAX, 1.5, 2, NULL },
+      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL } };
 
-static const GpufxParam params_sobel[] =
-{
-  { GPUFX_P_HORIZONTAL, "horizontal", GPUFX_N_("_Horizontal"),
-    GPUFX_N_("Detect horizontal changes (vertical edges)"),
-    GPUFX_PARAM_BOOL, 0, 1, 1, 0, NULL },
-  { GPUFX_P_VERTICAL, "vertical", GPUFX_N_("_Vertical"),
-    GPUFX_N_("Detect vertical changes (horizontal edges)"),
-    GPUFX_PARAM_BOOL, 0, 1, 1, 0, NULL },
-  { GPUFX_P_KEEP_SIGN, "keep-sign", GPUFX_N_("_Keep sign"),
-    GPUFX_N_("With one direction, keep the gradient's sign around mid-gray"),
+static const GpufxParam params_sobel[] = {
+  { GPUFX_P_HORIZONTAL, "horizontal", GPUFX_N_ ("_Horizontal"),
+    GPUFX_N_ ("Detect horizontal changes (vertical edges)"), GPUFX_PARAM_BOOL,
+    0, 1, 1, 0, NULL },
+  { GPUFX_P_VERTICAL, "vertical", GPUFX_N_ ("_Vertical"),
+    GPUFX_N_ ("Detect vertical changes (horizontal edges)"), GPUFX_PARAM_BOOL,
+    0, 1, 1, 0, NULL },
+  { GPUFX_P_KEEP_SIGN, "keep-sign", GPUFX_N_ ("_Keep sign"),
+    GPUFX_N_ ("With one direction, keep the gradient's sign around mid-gray"),
     GPUFX_PARAM_BOOL, 0, 1, 1, 0, NULL },
   { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL }
 };
 
-static const GpufxParam params_kuwahara[] =
-{
-  { GPUFX_P_RADIUS, "radius", GPUFX_N_("_Radius"),
-    GPUFX_N_("Each quadrant is radius + 1 pixels square"),
-    GPUFX_PARAM_INT, 1, GPUFX_KUWAHARA_MAX_RADIUS, 3, 0, NULL },
-  { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL }
-};
+static const GpufxParam params_kuwahara[]
+  = { { GPUFX_P_RADIUS, "radius", GPUFX_N_ ("_Radius"),
+        GPUFX_N_ ("Each quadrant is radius + 1 pixels square"), GPUFX_PARAM_INT,
+        1, GPUFX_KUWAHARA_MAX_RADIUS, 3, 0, NULL },
+      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL } };
 
-static const GpufxFilterInfo params_filters[GPUFX_N_FILTERS] =
-{
+static const GpufxFilterInfo params_filters[GPUFX_N_FILTERS] = {
   { GPUFX_FILTER_CONVOLVE, "convolve", "plug-in-gpu-convolve",
-    GPUFX_N_("_Convolution Matrix..."),
-    GPUFX_N_("Correlate with a matrix of any size on the GPU"),
-    GPUFX_N_("Applies a user-defined matrix of up to 63 x 63 weights, "
-             "laid over the image as written, as GIMP's Convolution "
-             "Matrix does."),
+    GPUFX_N_ ("_Convolution Matrix..."),
+    GPUFX_N_ ("Correlate with a matrix of any size on the GPU"),
+    GPUFX_N_ ("Applies a user-defined matrix of up to 63 x 63 weights, "
+              "laid over the image as written, as GIMP's Convolution "
+              "Matrix does."),
     params_convolve },
   { GPUFX_FILTER_GAUSSIAN_BLUR, "gaussian-blur", "plug-in-gpu-gaussian-blur",
-    GPUFX_N_("_Gaussian Blur..."),
-    GPUFX_N_("Gaussian blur on the GPU"),
-    GPUFX_N_("Blurs with an exact sampled Gaussian, truncated at four "
-             "standard deviations, in linear light with premultiplied "
-             "alpha, like GIMP's own Gaussian Blur."),
+    GPUFX_N_ ("_Gaussian Blur..."), GPUFX_N_ ("Gaussian blur on the GPU"),
+    GPUFX_N_ ("Blurs with an exact sampled Gaussian, truncated at four "
+              "standard deviations, in linear light with premultiplied "
+              "alpha, like GIMP's own Gaussian Blur."),
     params_gaussian },
-  { GPUFX_FILTER_SOBEL, "sobel", "plug-in-gpu-sobel",
-    GPUFX_N_("_Sobel..."),
-    GPUFX_N_("Sobel edge detection on the GPU"),
-    GPUFX_N_("Finds edges with the Sobel operator, per colour channel, "
-             "with the options of GIMP's Sobel filter."),
+  { GPUFX_FILTER_SOBEL, "sobel", "plug-in-gpu-sobel", GPUFX_N_ ("_Sobel..."),
+    GPUFX_N_ ("Sobel edge detection on the GPU"),
+    GPUFX_N_ ("Finds edges with the Sobel operator, per colour channel, "
+              "with the options of GIMP's Sobel filter."),
     params_sobel },
   { GPUFX_FILTER_KUWAHARA, "kuwahara", "plug-in-gpu-kuwahara",
-    GPUFX_N_("_Kuwahara..."),
-    GPUFX_N_("Kuwahara edge-preserving smoothing on the GPU"),
-    GPUFX_N_("Replaces each pixel by the mean of the least varied of the "
-             "four quadrants around it."),
+    GPUFX_N_ ("_Kuwahara..."),
+    GPUFX_N_ ("Kuwahara edge-preserving smoothing on the GPU"),
+    GPUFX_N_ ("Replaces each pixel by the mean of the least varied of the "
+              "four quadrants around it."),
     params_kuwahara },
 };
 
@@ -158,18 +142,18 @@ gpufx_param_get (const GpufxFilter  *filter,
 {
   switch (param->id)
     {
-    case GPUFX_P_BORDER:     return filter->border;
-    case GPUFX_P_BACKEND:    return options ? options->backend : 0;
-    case GPUFX_P_MATRIX:     return 0;
-    case GPUFX_P_DIVISOR:    return filter->convolve.divisor;
-    case GPUFX_P_OFFSET:     return filter->convolve.offset;
-    case GPUFX_P_NORMALIZE:  return filter->convolve.normalize;
-    case GPUFX_P_STD_DEV_X:  return filter->gaussian.std_dev_x;
-    case GPUFX_P_STD_DEV_Y:  return filter->gaussian.std_dev_y;
+    case GPUFX_P_BORDER: return filter->border;
+    case GPUFX_P_BACKEND: return options ? options->backend : 0;
+    case GPUFX_P_MATRIX: return 0;
+    case GPUFX_P_DIVISOR: return filter->convolve.divisor;
+    case GPUFX_P_OFFSET: return filter->convolve.offset;
+    case GPUFX_P_NORMALIZE: return filter->convolve.normalize;
+    case GPUFX_P_STD_DEV_X: return filter->gaussian.std_dev_x;
+    case GPUFX_P_STD_DEV_Y: return filter->gaussian.std_dev_y;
     case GPUFX_P_HORIZONTAL: return filter->sobel.horizontal;
-    case GPUFX_P_VERTICAL:   return filter->sobel.vertical;
-    case GPUFX_P_KEEP_SIGN:  return filter->sobel.keep_sign;
-    case GPUFX_P_RADIUS:     return filter->kuwahara.radius;
+    case GPUFX_P_VERTICAL: return filter->sobel.vertical;
+    case GPUFX_P_KEEP_SIGN: return filter->sobel.keep_sign;
+    case GPUFX_P_RADIUS: return filter->kuwahara.radius;
     }
   return 0;
 }
@@ -185,8 +169,8 @@ gpufx_param_set (GpufxFilter      *filter,
   if (param->type == GPUFX_PARAM_MATRIX)
     {
       if (message)
-        snprintf (message, message_size,
-                  "%s is text; use gpufx_matrix_parse", param->name);
+        snprintf (message, message_size, "%s is text; use gpufx_matrix_parse",
+                  param->name);
       return false;
     }
   if (! isfinite (value) || value < param->min || value > param->max
@@ -208,21 +192,21 @@ gpufx_param_set (GpufxFilter      *filter,
 
   switch (param->id)
     {
-    case GPUFX_P_BORDER:     filter->border = (GpufxBorder) value; break;
+    case GPUFX_P_BORDER: filter->border = (GpufxBorder) value; break;
     case GPUFX_P_BACKEND:
       if (options)
         options->backend = (GpufxBackend) value;
       break;
-    case GPUFX_P_MATRIX:     break;
-    case GPUFX_P_DIVISOR:    filter->convolve.divisor = value; break;
-    case GPUFX_P_OFFSET:     filter->convolve.offset = value; break;
-    case GPUFX_P_NORMALIZE:  filter->convolve.normalize = value != 0; break;
-    case GPUFX_P_STD_DEV_X:  filter->gaussian.std_dev_x = value; break;
-    case GPUFX_P_STD_DEV_Y:  filter->gaussian.std_dev_y = value; break;
+    case GPUFX_P_MATRIX: break;
+    case GPUFX_P_DIVISOR: filter->convolve.divisor = value; break;
+    case GPUFX_P_OFFSET: filter->convolve.offset = value; break;
+    case GPUFX_P_NORMALIZE: filter->convolve.normalize = value != 0; break;
+    case GPUFX_P_STD_DEV_X: filter->gaussian.std_dev_x = value; break;
+    case GPUFX_P_STD_DEV_Y: filter->gaussian.std_dev_y = value; break;
     case GPUFX_P_HORIZONTAL: filter->sobel.horizontal = value != 0; break;
-    case GPUFX_P_VERTICAL:   filter->sobel.vertical = value != 0; break;
-    case GPUFX_P_KEEP_SIGN:  filter->sobel.keep_sign = value != 0; break;
-    case GPUFX_P_RADIUS:     filter->kuwahara.radius = (int) value; break;
+    case GPUFX_P_VERTICAL: filter->sobel.vertical = value != 0; break;
+    case GPUFX_P_KEEP_SIGN: filter->sobel.keep_sign = value != 0; break;
+    case GPUFX_P_RADIUS: filter->kuwahara.radius = (int) value; break;
     }
   return true;
 }
@@ -283,8 +267,8 @@ gpufx_matrix_parse (GpufxConvolveParams *params,
       if (col >= GPUFX_MATRIX_MAX || row >= GPUFX_MATRIX_MAX)
         {
           if (message)
-            snprintf (message, message_size,
-                      "the matrix has more than %d %s", GPUFX_MATRIX_MAX,
+            snprintf (message, message_size, "the matrix has more than %d %s",
+                      GPUFX_MATRIX_MAX,
                       col >= GPUFX_MATRIX_MAX ? "columns" : "rows");
           return false;
         }
@@ -305,8 +289,8 @@ gpufx_matrix_parse (GpufxConvolveParams *params,
             {
               if (message)
                 snprintf (message, message_size,
-                          "matrix row %d has %d weights, row 1 has %d",
-                          row + 1, col, width);
+                          "matrix row %d has %d weights, row 1 has %d", row + 1,
+                          col, width);
               return false;
             }
           row++;
@@ -321,7 +305,8 @@ gpufx_matrix_parse (GpufxConvolveParams *params,
       if (message)
         snprintf (message, message_size,
                   "matrix row %d: unexpected '%c' (use ',' between weights "
-                  "and ';' between rows)", row + 1, *s);
+                  "and ';' between rows)",
+                  row + 1, *s);
       return false;
     }
 
@@ -334,9 +319,7 @@ gpufx_matrix_parse (GpufxConvolveParams *params,
 }
 
 bool
-gpufx_matrix_format (const GpufxConvolveParams *params,
-                     char                      *text,
-                     size_t                     size)
+gpufx_matrix_format (const GpufxConvolveParams *params, char *text, size_t size)
 {
   size_t used = 0;
 

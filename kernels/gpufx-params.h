@@ -14,97 +14,101 @@
 #include "gpufx.h"
 
 #ifdef __cplusplus
-extern "C" {
+extern "C"
+{
 #endif
 
 #define GPUFX_N_(s) (s)
 
-typedef enum
-{
-  GPUFX_PARAM_DOUBLE,
-  GPUFX_PARAM_INT,
-  GPUFX_PARAM_BOOL,
-  GPUFX_PARAM_CHOICE, /* an index into choices */
-  GPUFX_PARAM_MATRIX  /* text: rows separated by ';', weights by ',' */
-} GpufxParamType;
+  typedef enum
+  {
+    GPUFX_PARAM_DOUBLE,
+    GPUFX_PARAM_INT,
+    GPUFX_PARAM_BOOL,
+    GPUFX_PARAM_CHOICE, /* an index into choices */
+    GPUFX_PARAM_MATRIX  /* text: rows separated by ';', weights by ',' */
+  } GpufxParamType;
 
-typedef enum
-{
-  GPUFX_P_BORDER,
-  GPUFX_P_BACKEND,
-  GPUFX_P_MATRIX,
-  GPUFX_P_DIVISOR,
-  GPUFX_P_OFFSET,
-  GPUFX_P_NORMALIZE,
-  GPUFX_P_STD_DEV_X,
-  GPUFX_P_STD_DEV_Y,
-  GPUFX_P_HORIZONTAL,
-  GPUFX_P_VERTICAL,
-  GPUFX_P_KEEP_SIGN,
-  GPUFX_P_RADIUS
-} GpufxParamId;
+  typedef enum
+  {
+    GPUFX_P_BORDER,
+    GPUFX_P_BACKEND,
+    GPUFX_P_MATRIX,
+    GPUFX_P_DIVISOR,
+    GPUFX_P_OFFSET,
+    GPUFX_P_NORMALIZE,
+    GPUFX_P_STD_DEV_X,
+    GPUFX_P_STD_DEV_Y,
+    GPUFX_P_HORIZONTAL,
+    GPUFX_P_VERTICAL,
+    GPUFX_P_KEEP_SIGN,
+    GPUFX_P_RADIUS
+  } GpufxParamId;
 
-typedef struct
-{
-  const char *name;  /* machine name: "clamp" */
-  const char *label; /* "Clamp (repeat edge pixels)" */
-} GpufxChoice;
+  typedef struct
+  {
+    const char *name;  /* machine name: "clamp" */
+    const char *label; /* "Clamp (repeat edge pixels)" */
+  } GpufxChoice;
 
-typedef struct
-{
-  GpufxParamId       id;
-  const char        *name;    /* kebab-case: PDB argument and --option */
-  const char        *label;   /* dialog label, with a mnemonic */
-  const char        *blurb;   /* one line for PDB browser and --help */
-  GpufxParamType     type;
-  double             min;
-  double             max;
-  double             def;     /* BOOL: 0 or 1; CHOICE: index */
-  int                digits;  /* DOUBLE: decimals shown in the dialog */
-  const GpufxChoice *choices; /* CHOICE: terminated by a NULL name */
-} GpufxParam;
+  typedef struct
+  {
+    GpufxParamId       id;
+    const char        *name;  /* kebab-case: PDB argument and --option */
+    const char        *label; /* dialog label, with a mnemonic */
+    const char        *blurb; /* one line for PDB browser and --help */
+    GpufxParamType     type;
+    double             min;
+    double             max;
+    double             def;     /* BOOL: 0 or 1; CHOICE: index */
+    int                digits;  /* DOUBLE: decimals shown in the dialog */
+    const GpufxChoice *choices; /* CHOICE: terminated by a NULL name */
+  } GpufxParam;
 
-typedef struct
-{
-  GpufxFilterKind   kind;
-  const char       *name;       /* "gaussian-blur": the CLI's subcommand */
-  const char       *procedure;  /* "plug-in-gpu-gaussian-blur" */
-  const char       *menu_label; /* "_Gaussian Blur..." */
-  const char       *blurb;
-  const char       *help;
-  const GpufxParam *params;     /* the filter's own, ended by a NULL name */
-} GpufxFilterInfo;
+  typedef struct
+  {
+    GpufxFilterKind   kind;
+    const char       *name;       /* "gaussian-blur": the CLI's subcommand */
+    const char       *procedure;  /* "plug-in-gpu-gaussian-blur" */
+    const char       *menu_label; /* "_Gaussian Blur..." */
+    const char       *blurb;
+    const char       *help;
+    const GpufxParam *params; /* the filter's own, ended by a NULL name */
+  } GpufxFilterInfo;
 
-/* Every filter, in menu order. */
-const GpufxFilterInfo *gpufx_filter_info (GpufxFilterKind kind);
-const GpufxFilterInfo *gpufx_filter_info_by_name (const char *name);
+  /* Every filter, in menu order. */
+  const GpufxFilterInfo *gpufx_filter_info (GpufxFilterKind kind);
+  const GpufxFilterInfo *gpufx_filter_info_by_name (const char *name);
 
-/* The parameters every filter has after its own: border, then backend. */
-extern const GpufxParam gpufx_common_params[];
+  /* The parameters every filter has after its own: border, then backend. */
+  extern const GpufxParam gpufx_common_params[];
 
-/* Generic access to a parameter's value.  Setters check the range and
- * return false with a message when the value is refused; nothing changes
- * then.  For BOOL and CHOICE the double is 0/1 or the index. */
-double gpufx_param_get (const GpufxFilter  *filter,
-                        const GpufxOptions *options,
-                        const GpufxParam   *param);
-bool   gpufx_param_set (GpufxFilter        *filter,
-                        GpufxOptions       *options,
-                        const GpufxParam   *param,
-                        double              value,
-                        char               *message,
-                        size_t              message_size);
+  /* Generic access to a parameter's value.  Setters check the range and
+   * return false with a message when the value is refused; nothing changes
+   * then.  For BOOL and CHOICE the double is 0/1 or the index. */
+  double gpufx_param_get (const GpufxFilter  *filter,
+                          const GpufxOptions *options,
+                          const GpufxParam   *param);
+  bool   gpufx_param_set (GpufxFilter      *filter,
+                          GpufxOptions     *options,
+                          const GpufxParam *param,
+                          double            value,
+                          char             *message,
+                          size_t            message_size);
 
-/* A choice's index from its name, or -1. */
-int    gpufx_choice_index (const GpufxParam *param, const char *name);
+  /* A choice's index from its name, or -1. */
+  int gpufx_choice_index (const GpufxParam *param, const char *name);
 
-/* "a,b,c;d,e,f" <-> matrix.  Rows must have equal lengths; whitespace is
- * allowed around numbers.  On failure nothing changes. */
-bool   gpufx_matrix_parse (GpufxConvolveParams *params, const char *text,
-                           char *message, size_t message_size);
-/* Writes at most size bytes, always terminated; returns false if cut. */
-bool   gpufx_matrix_format (const GpufxConvolveParams *params,
-                            char *text, size_t size);
+  /* "a,b,c;d,e,f" <-> matrix.  Rows must have equal lengths; whitespace is
+   * allowed around numbers.  On failure nothing changes. */
+  bool gpufx_matrix_parse (GpufxConvolveParams *params,
+                           const char          *text,
+                           char                *message,
+                           size_t               message_size);
+  /* Writes at most size bytes, always terminated; returns false if cut. */
+  bool gpufx_matrix_format (const GpufxConvolveParams *params,
+                            char                      *text,
+                            size_t                     size);
 
 #ifdef __cplusplus
 }

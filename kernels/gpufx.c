@@ -20,12 +20,12 @@ gpufx_status_message (GpufxStatus status)
 {
   switch (status)
     {
-    case GPUFX_OK:                        return "success";
-    case GPUFX_ERROR_INVALID_ARGUMENT:    return "invalid argument";
-    case GPUFX_ERROR_OUT_OF_MEMORY:       return "out of memory";
+    case GPUFX_OK: return "success";
+    case GPUFX_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case GPUFX_ERROR_OUT_OF_MEMORY: return "out of memory";
     case GPUFX_ERROR_BACKEND_UNAVAILABLE: return "backend not available";
-    case GPUFX_ERROR_BACKEND_FAILED:      return "backend failed";
-    case GPUFX_ERROR_CANCELLED:           return "cancelled";
+    case GPUFX_ERROR_BACKEND_FAILED: return "backend failed";
+    case GPUFX_ERROR_CANCELLED: return "cancelled";
     }
   return "unknown status";
 }
@@ -36,7 +36,7 @@ gpufx_backend_name (GpufxBackend backend)
   switch (backend)
     {
     case GPUFX_BACKEND_AUTO: return "auto";
-    case GPUFX_BACKEND_CPU:  return "cpu";
+    case GPUFX_BACKEND_CPU: return "cpu";
     case GPUFX_BACKEND_CUDA: return "cuda";
     }
   return "unknown";
@@ -148,13 +148,13 @@ gpufx_filter_validate (const GpufxFilter *filter,
         {
           const GpufxConvolveParams *c = &filter->convolve;
 
-          if (c->width < 1 || c->width > GPUFX_MATRIX_MAX
-              || c->height < 1 || c->height > GPUFX_MATRIX_MAX)
+          if (c->width < 1 || c->width > GPUFX_MATRIX_MAX || c->height < 1
+              || c->height > GPUFX_MATRIX_MAX)
             {
               status = gpufx_fail (r, GPUFX_ERROR_INVALID_ARGUMENT,
                                    "the matrix is %d x %d; each side must "
-                                   "be 1 to %d", c->width, c->height,
-                                   GPUFX_MATRIX_MAX);
+                                   "be 1 to %d",
+                                   c->width, c->height, GPUFX_MATRIX_MAX);
               break;
             }
           for (int i = 0; i < c->width * c->height; i++)
@@ -162,8 +162,8 @@ gpufx_filter_validate (const GpufxFilter *filter,
               {
                 status = gpufx_fail (r, GPUFX_ERROR_INVALID_ARGUMENT,
                                      "matrix weight %d (row %d) is not "
-                                     "finite", i % c->width + 1,
-                                     i / c->width + 1);
+                                     "finite",
+                                     i % c->width + 1, i / c->width + 1);
                 break;
               }
           if (status != GPUFX_OK)
@@ -171,8 +171,8 @@ gpufx_filter_validate (const GpufxFilter *filter,
           if (! isfinite (c->offset))
             status = gpufx_fail (r, GPUFX_ERROR_INVALID_ARGUMENT,
                                  "offset must be finite");
-          else if (! c->normalize && (! isfinite (c->divisor)
-                                      || c->divisor == 0.0))
+          else if (! c->normalize
+                   && (! isfinite (c->divisor) || c->divisor == 0.0))
             status = gpufx_fail (r, GPUFX_ERROR_INVALID_ARGUMENT,
                                  "divisor must be finite and not 0 "
                                  "(or use normalize)");
@@ -185,11 +185,11 @@ gpufx_filter_validate (const GpufxFilter *filter,
                                  GPUFX_STD_DEV_MAX))
           status = gpufx_fail (r, GPUFX_ERROR_INVALID_ARGUMENT,
                                "std-dev-x and std-dev-y must be numbers "
-                               "from 0 to %g", GPUFX_STD_DEV_MAX);
+                               "from 0 to %g",
+                               GPUFX_STD_DEV_MAX);
         break;
 
-      case GPUFX_FILTER_SOBEL:
-        break;
+      case GPUFX_FILTER_SOBEL: break;
 
       case GPUFX_FILTER_KUWAHARA:
         if (filter->kuwahara.radius < 1
@@ -207,7 +207,10 @@ gpufx_filter_validate (const GpufxFilter *filter,
 
 void
 gpufx_filter_reach (const GpufxFilter *filter,
-                    int *left, int *right, int *top, int *bottom)
+                    int               *left,
+                    int               *right,
+                    int               *top,
+                    int               *bottom)
 {
   int l = 0, r = 0, t = 0, b = 0;
 
@@ -225,13 +228,9 @@ gpufx_filter_reach (const GpufxFilter *filter,
       t = b = gpufx_gaussian_radius (filter->gaussian.std_dev_y);
       break;
 
-    case GPUFX_FILTER_SOBEL:
-      l = r = t = b = 1;
-      break;
+    case GPUFX_FILTER_SOBEL: l = r = t = b = 1; break;
 
-    case GPUFX_FILTER_KUWAHARA:
-      l = r = t = b = filter->kuwahara.radius;
-      break;
+    case GPUFX_FILTER_KUWAHARA: l = r = t = b = filter->kuwahara.radius; break;
     }
   *left = l;
   *right = r;
@@ -242,8 +241,12 @@ gpufx_filter_reach (const GpufxFilter *filter,
 /* The image pixels [*a, *b) that outputs [lo + reach_lo, hi - reach_hi)
  * read along one axis of n pixels. */
 static void
-gpufx_axis_input (int64_t lo, int64_t hi, int n, GpufxBorder border,
-                  int *a, int *b)
+gpufx_axis_input (int64_t     lo,
+                  int64_t     hi,
+                  int         n,
+                  GpufxBorder border,
+                  int        *a,
+                  int        *b)
 {
   int64_t from = lo < 0 ? 0 : lo;
   int64_t to = hi > n ? n : hi;
@@ -312,8 +315,8 @@ gpufx_input_rect (const GpufxFilter *filter,
 
   gpufx_filter_reach (filter, &left, &right, &top, &bottom);
   gpufx_axis_input ((int64_t) dst_rect.x - left,
-                    (int64_t) dst_rect.x + dst_rect.width + right,
-                    image_width, filter->border, &x0, &x1);
+                    (int64_t) dst_rect.x + dst_rect.width + right, image_width,
+                    filter->border, &x0, &x1);
   gpufx_axis_input ((int64_t) dst_rect.y - top,
                     (int64_t) dst_rect.y + dst_rect.height + bottom,
                     image_height, filter->border, &y0, &y1);
@@ -357,16 +360,16 @@ gpufx_check_view (const GpufxImage *v, const char *what, GpufxReport *report)
                        "the %s image has no pixels", what);
   if (v->width < 1 || v->height < 1)
     return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
-                       "the %s image is %d x %d; it must not be empty",
-                       what, v->width, v->height);
+                       "the %s image is %d x %d; it must not be empty", what,
+                       v->width, v->height);
   if (v->channels < 1 || v->channels > GPUFX_MAX_CHANNELS)
     return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
-                       "the %s image has %d channels; 1 to 4 are allowed",
-                       what, v->channels);
+                       "the %s image has %d channels; 1 to 4 are allowed", what,
+                       v->channels);
   if (v->alpha < -1 || v->alpha >= v->channels)
     return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
-                       "the %s image's alpha channel %d does not exist",
-                       what, v->alpha);
+                       "the %s image's alpha channel %d does not exist", what,
+                       v->alpha);
   if (v->stride < (ptrdiff_t) v->width * v->channels)
     return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
                        "the %s image's row stride %td is shorter than a row",
@@ -381,11 +384,15 @@ static bool
 gpufx_views_overlap (const GpufxImage *a, const GpufxImage *b)
 {
   uintptr_t a0 = (uintptr_t) a->data;
-  uintptr_t a1 = a0 + sizeof (float) * ((size_t) a->stride * (a->height - 1)
-                                        + (size_t) a->width * a->channels);
+  uintptr_t a1 = a0
+                 + sizeof (float)
+                     * ((size_t) a->stride * (a->height - 1)
+                        + (size_t) a->width * a->channels);
   uintptr_t b0 = (uintptr_t) b->data;
-  uintptr_t b1 = b0 + sizeof (float) * ((size_t) b->stride * (b->height - 1)
-                                        + (size_t) b->width * b->channels);
+  uintptr_t b1 = b0
+                 + sizeof (float)
+                     * ((size_t) b->stride * (b->height - 1)
+                        + (size_t) b->width * b->channels);
 
   return a0 < b1 && b0 < a1;
 }
@@ -393,9 +400,15 @@ gpufx_views_overlap (const GpufxImage *a, const GpufxImage *b)
 /* Colour to or from premultiplied form, over a w x h view, in place or from
  * src into dst. */
 static void
-gpufx_convert_alpha (const float *src, ptrdiff_t src_stride,
-                     float *dst, ptrdiff_t dst_stride,
-                     int w, int h, int channels, int alpha, bool multiply)
+gpufx_convert_alpha (const float *src,
+                     ptrdiff_t    src_stride,
+                     float       *dst,
+                     ptrdiff_t    dst_stride,
+                     int          w,
+                     int          h,
+                     int          channels,
+                     int          alpha,
+                     bool         multiply)
 {
   for (int y = 0; y < h; y++)
     {
@@ -463,10 +476,8 @@ gpufx_backend_available (GpufxBackend backend, char *why, size_t why_size)
   switch (backend)
     {
     case GPUFX_BACKEND_AUTO:
-    case GPUFX_BACKEND_CPU:
-      return true;
-    case GPUFX_BACKEND_CUDA:
-      return gpufx_cuda_probe (why, why_size);
+    case GPUFX_BACKEND_CPU: return true;
+    case GPUFX_BACKEND_CUDA: return gpufx_cuda_probe (why, why_size);
     }
   if (why && why_size)
     snprintf (why, why_size, "unknown backend %d", (int) backend);
@@ -513,8 +524,7 @@ gpufx_dispatch (GpufxJob *job, GpufxReport *report)
   report->message[0] = '\0';
   status = gpufx_cpu_run (job, report);
   if (status == GPUFX_OK)
-    gpufx_fail (report, GPUFX_OK, "CUDA failed (%s); finished on the CPU",
-                why);
+    gpufx_fail (report, GPUFX_OK, "CUDA failed (%s); finished on the CPU", why);
   return status;
 }
 
@@ -557,8 +567,8 @@ gpufx_run_region (const GpufxFilter  *filter,
     return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
                        "threads must be 0 (all cores) or more");
 
-  status = gpufx_filter_validate (filter, report->message,
-                                  sizeof report->message);
+  status
+    = gpufx_filter_validate (filter, report->message, sizeof report->message);
   if (status != GPUFX_OK)
     return status;
   if ((status = gpufx_check_view (src, "input", report)) != GPUFX_OK
@@ -585,9 +595,9 @@ gpufx_run_region (const GpufxFilter  *filter,
   if (! gpufx_rect_contains (src_rect, needed))
     return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
                        "the input covers %dx%d+%d+%d but the output needs "
-                       "%dx%d+%d+%d", src_rect.width, src_rect.height,
-                       src_rect.x, src_rect.y, needed.width, needed.height,
-                       needed.x, needed.y);
+                       "%dx%d+%d+%d",
+                       src_rect.width, src_rect.height, src_rect.x, src_rect.y,
+                       needed.width, needed.height, needed.x, needed.y);
   if (gpufx_views_overlap (src, dst))
     return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
                        "the input and output images overlap");
@@ -619,9 +629,9 @@ gpufx_run_region (const GpufxFilter  *filter,
         return gpufx_fail (report, GPUFX_ERROR_OUT_OF_MEMORY,
                            "out of memory converting alpha (%d x %d)",
                            src->width, src->height);
-      gpufx_convert_alpha (src->data, src->stride, converted,
-                           (ptrdiff_t) row, src->width, src->height,
-                           src->channels, src->alpha, premultiplies);
+      gpufx_convert_alpha (src->data, src->stride, converted, (ptrdiff_t) row,
+                           src->width, src->height, src->channels, src->alpha,
+                           premultiplies);
       job.src = converted;
       job.src_stride = (ptrdiff_t) row;
     }
@@ -653,6 +663,6 @@ gpufx_run (const GpufxFilter  *filter,
     return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
                        "the input is %d x %d but the output is %d x %d",
                        src->width, src->height, dst->width, dst->height);
-  return gpufx_run_region (filter, src, src_rect, dst, dst_rect,
-                           src_rect.width, src_rect.height, options, report);
+  return gpufx_run_region (filter, src, src_rect, dst, dst_rect, src_rect.width,
+                           src_rect.height, options, report);
 }

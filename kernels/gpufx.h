@@ -92,7 +92,8 @@
 #include <stddef.h>
 
 #ifdef __cplusplus
-extern "C" {
+extern "C"
+{
 #endif
 
 #define GPUFX_MAX_CHANNELS        4
@@ -101,168 +102,170 @@ extern "C" {
 #define GPUFX_KUWAHARA_MAX_RADIUS 255
 #define GPUFX_MESSAGE_MAX         256
 
-typedef enum
-{
-  GPUFX_OK = 0,
-  GPUFX_ERROR_INVALID_ARGUMENT,  /* a parameter or a view is wrong        */
-  GPUFX_ERROR_OUT_OF_MEMORY,     /* host memory                           */
-  GPUFX_ERROR_BACKEND_UNAVAILABLE, /* the backend asked for cannot run here */
-  GPUFX_ERROR_BACKEND_FAILED,    /* the backend failed mid-run            */
-  GPUFX_ERROR_CANCELLED          /* the progress callback asked to stop   */
-} GpufxStatus;
+  typedef enum
+  {
+    GPUFX_OK = 0,
+    GPUFX_ERROR_INVALID_ARGUMENT,    /* a parameter or a view is wrong        */
+    GPUFX_ERROR_OUT_OF_MEMORY,       /* host memory                           */
+    GPUFX_ERROR_BACKEND_UNAVAILABLE, /* the backend asked for cannot run here */
+    GPUFX_ERROR_BACKEND_FAILED,      /* the backend failed mid-run            */
+    GPUFX_ERROR_CANCELLED            /* the progress callback asked to stop   */
+  } GpufxStatus;
 
-typedef enum
-{
-  GPUFX_BORDER_CLAMP = 0,
-  GPUFX_BORDER_MIRROR,
-  GPUFX_BORDER_WRAP,
-  GPUFX_BORDER_ZERO
-} GpufxBorder;
+  typedef enum
+  {
+    GPUFX_BORDER_CLAMP = 0,
+    GPUFX_BORDER_MIRROR,
+    GPUFX_BORDER_WRAP,
+    GPUFX_BORDER_ZERO
+  } GpufxBorder;
 
-typedef enum
-{
-  GPUFX_BACKEND_AUTO = 0, /* CUDA when it works, else the CPU */
-  GPUFX_BACKEND_CPU,
-  GPUFX_BACKEND_CUDA
-} GpufxBackend;
+  typedef enum
+  {
+    GPUFX_BACKEND_AUTO = 0, /* CUDA when it works, else the CPU */
+    GPUFX_BACKEND_CPU,
+    GPUFX_BACKEND_CUDA
+  } GpufxBackend;
 
-typedef enum
-{
-  GPUFX_FILTER_CONVOLVE = 0,
-  GPUFX_FILTER_GAUSSIAN_BLUR,
-  GPUFX_FILTER_SOBEL,
-  GPUFX_FILTER_KUWAHARA
-} GpufxFilterKind;
+  typedef enum
+  {
+    GPUFX_FILTER_CONVOLVE = 0,
+    GPUFX_FILTER_GAUSSIAN_BLUR,
+    GPUFX_FILTER_SOBEL,
+    GPUFX_FILTER_KUWAHARA
+  } GpufxFilterKind;
 
 #define GPUFX_N_FILTERS 4
 
-/* A view of float32 pixels; it does not own them. */
-typedef struct
-{
-  float    *data;          /* the first channel of the top-left pixel      */
-  int       width;
-  int       height;
-  int       channels;      /* 1 to 4, interleaved                          */
-  ptrdiff_t stride;        /* floats from one row to the next, >= w * ch   */
-  int       alpha;         /* index of the alpha channel, or -1 for none   */
-  bool      premultiplied; /* colour already multiplied by alpha           */
-} GpufxImage;
+  /* A view of float32 pixels; it does not own them. */
+  typedef struct
+  {
+    float    *data; /* the first channel of the top-left pixel      */
+    int       width;
+    int       height;
+    int       channels;      /* 1 to 4, interleaved                          */
+    ptrdiff_t stride;        /* floats from one row to the next, >= w * ch   */
+    int       alpha;         /* index of the alpha channel, or -1 for none   */
+    bool      premultiplied; /* colour already multiplied by alpha           */
+  } GpufxImage;
 
-typedef struct
-{
-  int x;
-  int y;
-  int width;
-  int height;
-} GpufxRect;
+  typedef struct
+  {
+    int x;
+    int y;
+    int width;
+    int height;
+  } GpufxRect;
 
-typedef struct
-{
-  int   width;   /* 1 .. GPUFX_MATRIX_MAX */
-  int   height;  /* 1 .. GPUFX_MATRIX_MAX */
-  float matrix[GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX];
-  double divisor;
-  double offset;
-  bool   normalize;
-} GpufxConvolveParams;
+  typedef struct
+  {
+    int    width;  /* 1 .. GPUFX_MATRIX_MAX */
+    int    height; /* 1 .. GPUFX_MATRIX_MAX */
+    float  matrix[GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX];
+    double divisor;
+    double offset;
+    bool   normalize;
+  } GpufxConvolveParams;
 
-typedef struct
-{
-  double std_dev_x;
-  double std_dev_y;
-} GpufxGaussianParams;
+  typedef struct
+  {
+    double std_dev_x;
+    double std_dev_y;
+  } GpufxGaussianParams;
 
-typedef struct
-{
-  bool horizontal;
-  bool vertical;
-  bool keep_sign;
-} GpufxSobelParams;
+  typedef struct
+  {
+    bool horizontal;
+    bool vertical;
+    bool keep_sign;
+  } GpufxSobelParams;
 
-typedef struct
-{
-  int radius;
-} GpufxKuwaharaParams;
+  typedef struct
+  {
+    int radius;
+  } GpufxKuwaharaParams;
 
-typedef struct
-{
-  GpufxFilterKind     kind;
-  GpufxBorder         border;
-  GpufxConvolveParams convolve;
-  GpufxGaussianParams gaussian;
-  GpufxSobelParams    sobel;
-  GpufxKuwaharaParams kuwahara;
-} GpufxFilter;
+  typedef struct
+  {
+    GpufxFilterKind     kind;
+    GpufxBorder         border;
+    GpufxConvolveParams convolve;
+    GpufxGaussianParams gaussian;
+    GpufxSobelParams    sobel;
+    GpufxKuwaharaParams kuwahara;
+  } GpufxFilter;
 
-/* Return false to cancel; called from the calling thread only. */
-typedef bool (*GpufxProgressFunc) (double fraction, void *user_data);
+  /* Return false to cancel; called from the calling thread only. */
+  typedef bool (*GpufxProgressFunc) (double fraction, void *user_data);
 
-typedef struct
-{
-  GpufxBackend      backend;
-  int               threads;       /* CPU threads; 0 = all cores           */
-  GpufxProgressFunc progress;      /* may be NULL                          */
-  void             *progress_data;
-  size_t            cuda_band_bytes; /* 0 = sized from free GPU memory;
-                                        tests force small bands with it   */
-} GpufxOptions;
+  typedef struct
+  {
+    GpufxBackend      backend;
+    int               threads;  /* CPU threads; 0 = all cores           */
+    GpufxProgressFunc progress; /* may be NULL                          */
+    void             *progress_data;
+    size_t            cuda_band_bytes; /* 0 = sized from free GPU memory;
+                                          tests force small bands with it   */
+  } GpufxOptions;
 
-typedef struct
-{
-  GpufxBackend backend_used;       /* CPU or CUDA once something ran       */
-  double       milliseconds;       /* the filter alone, no file I/O        */
-  char         message[GPUFX_MESSAGE_MAX]; /* why it failed, or a note such
-                                              as a fallback to the CPU     */
-} GpufxReport;
+  typedef struct
+  {
+    GpufxBackend backend_used; /* CPU or CUDA once something ran       */
+    double       milliseconds; /* the filter alone, no file I/O        */
+    char         message[GPUFX_MESSAGE_MAX]; /* why it failed, or a note such
+                                                as a fallback to the CPU     */
+  } GpufxReport;
 
-/* Filter defaults: the values the plug-in and the CLI start from. */
-void        gpufx_filter_init (GpufxFilter *filter, GpufxFilterKind kind);
-void        gpufx_options_init (GpufxOptions *options);
+  /* Filter defaults: the values the plug-in and the CLI start from. */
+  void gpufx_filter_init (GpufxFilter *filter, GpufxFilterKind kind);
+  void gpufx_options_init (GpufxOptions *options);
 
-/* Checks parameters only; message may be NULL. */
-GpufxStatus gpufx_filter_validate (const GpufxFilter *filter,
-                                   char *message, size_t message_size);
+  /* Checks parameters only; message may be NULL. */
+  GpufxStatus gpufx_filter_validate (const GpufxFilter *filter,
+                                     char              *message,
+                                     size_t             message_size);
 
-/* The input a region needs: dst_rect grown by the filter's reach, clipped
- * to the image (the whole axis where wrap or a mask larger than the image
- * needs it). */
-GpufxRect   gpufx_input_rect (const GpufxFilter *filter,
-                              int image_width, int image_height,
-                              GpufxRect dst_rect);
+  /* The input a region needs: dst_rect grown by the filter's reach, clipped
+   * to the image (the whole axis where wrap or a mask larger than the image
+   * needs it). */
+  GpufxRect gpufx_input_rect (const GpufxFilter *filter,
+                              int                image_width,
+                              int                image_height,
+                              GpufxRect          dst_rect);
 
-/* The whole image: src and dst have the same size and channels and must not
- * overlap.  options and report may be NULL. */
-GpufxStatus gpufx_run (const GpufxFilter  *filter,
-                       const GpufxImage   *src,
-                       const GpufxImage   *dst,
-                       const GpufxOptions *options,
-                       GpufxReport        *report);
+  /* The whole image: src and dst have the same size and channels and must not
+   * overlap.  options and report may be NULL. */
+  GpufxStatus gpufx_run (const GpufxFilter  *filter,
+                         const GpufxImage   *src,
+                         const GpufxImage   *dst,
+                         const GpufxOptions *options,
+                         GpufxReport        *report);
 
-/* A region: src covers src_rect, dst receives dst_rect, both in the
- * coordinates of an image_width x image_height image. */
-GpufxStatus gpufx_run_region (const GpufxFilter  *filter,
-                              const GpufxImage   *src,
-                              GpufxRect           src_rect,
-                              const GpufxImage   *dst,
-                              GpufxRect           dst_rect,
-                              int                 image_width,
-                              int                 image_height,
-                              const GpufxOptions *options,
-                              GpufxReport        *report);
+  /* A region: src covers src_rect, dst receives dst_rect, both in the
+   * coordinates of an image_width x image_height image. */
+  GpufxStatus gpufx_run_region (const GpufxFilter  *filter,
+                                const GpufxImage   *src,
+                                GpufxRect           src_rect,
+                                const GpufxImage   *dst,
+                                GpufxRect           dst_rect,
+                                int                 image_width,
+                                int                 image_height,
+                                const GpufxOptions *options,
+                                GpufxReport        *report);
 
-/* Whether a backend can run here; AUTO is always available.  On false,
- * why (if not NULL) says what is missing.  The CUDA device is probed once. */
-bool        gpufx_backend_available (GpufxBackend backend,
-                                     char *why, size_t why_size);
+  /* Whether a backend can run here; AUTO is always available.  On false,
+   * why (if not NULL) says what is missing.  The CUDA device is probed once. */
+  bool
+  gpufx_backend_available (GpufxBackend backend, char *why, size_t why_size);
 
-/* Frees the CUDA context (device buffers, pinned memory, streams) that
- * calls keep between them.  Safe to call at any time. */
-void        gpufx_release (void);
+  /* Frees the CUDA context (device buffers, pinned memory, streams) that
+   * calls keep between them.  Safe to call at any time. */
+  void gpufx_release (void);
 
-const char *gpufx_status_message (GpufxStatus status);
-const char *gpufx_backend_name (GpufxBackend backend);
-const char *gpufx_border_name (GpufxBorder border);
-const char *gpufx_filter_name (GpufxFilterKind kind);
+  const char *gpufx_status_message (GpufxStatus status);
+  const char *gpufx_backend_name (GpufxBackend backend);
+  const char *gpufx_border_name (GpufxBorder border);
+  const char *gpufx_filter_name (GpufxFilterKind kind);
 
 #ifdef __cplusplus
 }

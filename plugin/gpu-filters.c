@@ -57,20 +57,20 @@ gpu_filters_query_procedures (GimpPlugIn *plug_in)
 }
 
 static GimpValueArray *
-gpu_filters_fail (GimpProcedure     *procedure,
-                  GimpPDBStatusType  status,
-                  GError            *error)
+gpu_filters_fail (GimpProcedure    *procedure,
+                  GimpPDBStatusType status,
+                  GError           *error)
 {
   return gimp_procedure_new_return_values (procedure, status, error);
 }
 
 static GimpValueArray *
-gpu_filters_run (GimpProcedure        *procedure,
-                 GimpRunMode           run_mode,
-                 GimpImage            *image,
-                 GimpDrawable        **drawables,
-                 GimpProcedureConfig  *config,
-                 gpointer              run_data)
+gpu_filters_run (GimpProcedure       *procedure,
+                 GimpRunMode          run_mode,
+                 GimpImage           *image,
+                 GimpDrawable       **drawables,
+                 GimpProcedureConfig *config,
+                 gpointer             run_data)
 {
   const GpufxFilterInfo *info = run_data;
   GimpValueArray        *values;
@@ -86,15 +86,15 @@ gpu_filters_run (GimpProcedure        *procedure,
   if (! drawables || ! drawables[0] || drawables[1])
     {
       g_set_error (&error, GPU_FILTERS_ERROR, 0,
-                   _("%s works on exactly one layer or channel; "
-                     "select one."), gimp_procedure_get_name (procedure));
+                   _ ("%s works on exactly one layer or channel; "
+                      "select one."),
+                   gimp_procedure_get_name (procedure));
       return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
     }
 
   if (run_mode == GIMP_RUN_INTERACTIVE
       && ! gpufx_dialog_run (procedure, config, drawables[0], info))
-    return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL,
-                                             NULL);
+    return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL, NULL);
 
   if (! gpu_args_read (config, info, &filter, &options, &error))
     return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
@@ -106,14 +106,14 @@ gpu_filters_run (GimpProcedure        *procedure,
   /* For benchmarks and the demo: where the time went. */
   if (g_getenv ("GPU_FILTERS_VERBOSE"))
     g_printerr ("gpu-filters: %s on %s: engine %.1f ms, in the plug-in "
-                "%.1f ms, %d band(s)\n", info->name, stats.backend,
-                stats.engine_ms, stats.total_ms, stats.bands);
+                "%.1f ms, %d band(s)\n",
+                info->name, stats.backend, stats.engine_ms, stats.total_ms,
+                stats.bands);
 
   if (run_mode != GIMP_RUN_NONINTERACTIVE)
     gimp_displays_flush ();
 
-  values = gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS,
-                                             NULL);
+  values = gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
   GIMP_VALUES_SET_STRING (values, 1, stats.backend);
   return values;
 }
@@ -130,8 +130,7 @@ gpu_filters_menu_label (const gchar *label)
 }
 
 static GimpProcedure *
-gpu_filters_create_procedure (GimpPlugIn  *plug_in,
-                              const gchar *name)
+gpu_filters_create_procedure (GimpPlugIn *plug_in, const gchar *name)
 {
   const GpufxFilterInfo *info = gpu_filters_info_by_procedure (name);
   GimpProcedure         *procedure;
@@ -140,41 +139,40 @@ gpu_filters_create_procedure (GimpPlugIn  *plug_in,
   if (! info)
     return NULL;
 
-  procedure = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
-                                        gpu_filters_run, (gpointer) info,
-                                        NULL);
+  procedure
+    = gimp_image_procedure_new (plug_in, name, GIMP_PDB_PROC_TYPE_PLUGIN,
+                                gpu_filters_run, (gpointer) info, NULL);
   gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
   gimp_procedure_set_sensitivity_mask (procedure,
                                        GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
-  label = gpu_filters_menu_label (_(info->menu_label));
+  label = gpu_filters_menu_label (_ (info->menu_label));
   gimp_procedure_set_menu_label (procedure, label);
   g_free (label);
   gimp_procedure_add_menu_path (procedure, "<Image>/Filters/GPU");
-  gimp_procedure_set_documentation (procedure, _(info->blurb), _(info->help),
+  gimp_procedure_set_documentation (procedure, _ (info->blurb), _ (info->help),
                                     name);
   gimp_procedure_set_attribution (procedure, "The gimp-gpu-filters authors",
                                   "The gimp-gpu-filters authors", "2026");
 
   gpu_args_add (procedure, info);
 
-  gimp_procedure_add_string_return_value (procedure, "backend",
-                                          _("Backend"),
-                                          _("The backend that ran: cpu or "
-                                            "cuda (none when the selection "
-                                            "misses the drawable)"),
+  gimp_procedure_add_string_return_value (procedure, "backend", _ ("Backend"),
+                                          _ ("The backend that ran: cpu or "
+                                             "cuda (none when the selection "
+                                             "misses the drawable)"),
                                           "none", G_PARAM_READWRITE);
   return procedure;
 }
 
 static gboolean
-gpu_filters_set_i18n (GimpPlugIn   *plug_in,
-                      const gchar  *procedure_name,
-                      gchar       **gettext_domain,
-                      gchar       **catalog_dir)
+gpu_filters_set_i18n (GimpPlugIn  *plug_in,
+                      const gchar *procedure_name,
+                      gchar      **gettext_domain,
+                      gchar      **catalog_dir)
 {
-  gchar    *dir = g_path_get_dirname (gimp_get_progname ());
-  gchar    *locale = g_build_filename (dir, "locale", NULL);
-  gboolean  have = g_file_test (locale, G_FILE_TEST_IS_DIR);
+  gchar   *dir = g_path_get_dirname (gimp_get_progname ());
+  gchar   *locale = g_build_filename (dir, "locale", NULL);
+  gboolean have = g_file_test (locale, G_FILE_TEST_IS_DIR);
 
   g_free (locale);
   g_free (dir);

@@ -18,9 +18,7 @@
 static const char *const args_backend_order[] = { "auto", "cuda", "cpu", NULL };
 
 void
-gpu_args_foreach (const GpufxFilterInfo *info,
-                  GpuArgsFunc            func,
-                  gpointer               data)
+gpu_args_foreach (const GpufxFilterInfo *info, GpuArgsFunc func, gpointer data)
 {
   const GpufxParam *p;
 
@@ -43,26 +41,25 @@ args_make_choice (const GpufxParam *param)
 
           if (index >= 0)
             gimp_choice_add (choice, param->choices[index].name, index,
-                             _(param->choices[index].label), NULL);
+                             _ (param->choices[index].label), NULL);
         }
     }
   /* Every table entry appears, even one the order above does not know. */
   for (int i = 0; param->choices[i].name; i++)
     if (param->id != GPUFX_P_BACKEND
-        || ! g_strv_contains ((const gchar * const *) args_backend_order,
+        || ! g_strv_contains ((const gchar *const *) args_backend_order,
                               param->choices[i].name))
       gimp_choice_add (choice, param->choices[i].name, i,
-                       _(param->choices[i].label), NULL);
+                       _ (param->choices[i].label), NULL);
   return choice;
 }
 
 static void
-args_add_one (const GpufxParam *p,
-              gpointer          data)
+args_add_one (const GpufxParam *p, gpointer data)
 {
   GimpProcedure *procedure = data;
-  const gchar   *label = _(p->label);
-  const gchar   *blurb = _(p->blurb);
+  const gchar   *label = _ (p->label);
+  const gchar   *blurb = _ (p->blurb);
 
   switch (p->type)
     {
@@ -81,10 +78,9 @@ args_add_one (const GpufxParam *p,
                                            p->def != 0, G_PARAM_READWRITE);
       break;
     case GPUFX_PARAM_CHOICE:
-      gimp_procedure_add_choice_argument (procedure, p->name, label, blurb,
-                                          args_make_choice (p),
-                                          p->choices[(int) p->def].name,
-                                          G_PARAM_READWRITE);
+      gimp_procedure_add_choice_argument (
+        procedure, p->name, label, blurb, args_make_choice (p),
+        p->choices[(int) p->def].name, G_PARAM_READWRITE);
       break;
     case GPUFX_PARAM_MATRIX:
       {
@@ -103,8 +99,7 @@ args_add_one (const GpufxParam *p,
 }
 
 void
-gpu_args_add (GimpProcedure         *procedure,
-              const GpufxFilterInfo *info)
+gpu_args_add (GimpProcedure *procedure, const GpufxFilterInfo *info)
 {
   gpu_args_foreach (info, args_add_one, procedure);
 }
@@ -118,8 +113,7 @@ typedef struct
 } ArgsRead;
 
 static void
-args_read_one (const GpufxParam *p,
-               gpointer          data)
+args_read_one (const GpufxParam *p, gpointer data)
 {
   ArgsRead *r = data;
   char      message[GPUFX_MESSAGE_MAX] = "";
@@ -162,19 +156,19 @@ args_read_one (const GpufxParam *p,
         gchar *text = NULL;
 
         g_object_get (r->config, p->name, &text, NULL);
-        if (! gpufx_matrix_parse (&r->filter->convolve, text,
-                                  message, sizeof message))
-          g_set_error (&r->error, GPU_FILTERS_ERROR, 0,
-                       _("Argument '%s': %s"), p->name, message);
+        if (! gpufx_matrix_parse (&r->filter->convolve, text, message,
+                                  sizeof message))
+          g_set_error (&r->error, GPU_FILTERS_ERROR, 0, _ ("Argument '%s': %s"),
+                       p->name, message);
         g_free (text);
       }
       return;
     }
 
-  if (! gpufx_param_set (r->filter, r->options, p, value,
-                         message, sizeof message))
-    g_set_error (&r->error, GPU_FILTERS_ERROR, 0,
-                 _("Argument '%s': %s"), p->name, message);
+  if (! gpufx_param_set (r->filter, r->options, p, value, message,
+                         sizeof message))
+    g_set_error (&r->error, GPU_FILTERS_ERROR, 0, _ ("Argument '%s': %s"),
+                 p->name, message);
 }
 
 gboolean

@@ -14,8 +14,7 @@ G_BEGIN_DECLS
 
 /* Adds one argument per table entry: the filter's own parameters, then the
  * common ones (border, backend).  Nothing is written per filter. */
-void     gpu_args_add  (GimpProcedure         *procedure,
-                        const GpufxFilterInfo *info);
+void gpu_args_add (GimpProcedure *procedure, const GpufxFilterInfo *info);
 
 /* Reads the config back into an engine filter and options.  A refused value
  * gives FALSE and a GError naming the argument; nothing else is touched. */
@@ -27,9 +26,8 @@ gboolean gpu_args_read (GimpProcedureConfig   *config,
 
 /* Calls func for each parameter of the filter, its own then the common. */
 typedef void (*GpuArgsFunc) (const GpufxParam *param, gpointer data);
-void     gpu_args_foreach (const GpufxFilterInfo *info,
-                           GpuArgsFunc            func,
-                           gpointer               data);
+void
+gpu_args_foreach (const GpufxFilterInfo *info, GpuArgsFunc func, gpointer data);
 
 G_END_DECLS
 

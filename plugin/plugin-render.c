@@ -31,8 +31,7 @@ gpu_render_format (GimpDrawable    *drawable,
   if (gray)
     name = ! alpha ? "Y float" : premultiply ? "YaA float" : "YA float";
   else
-    name = ! alpha ? "RGB float" : premultiply ? "RaGaBaA float"
-                                               : "RGBA float";
+    name = ! alpha ? "RGB float" : premultiply ? "RaGaBaA float" : "RGBA float";
 
   format->format = babl_format_with_space (name, space);
   format->channels = (gray ? 1 : 3) + (alpha ? 1 : 0);
@@ -75,22 +74,20 @@ gpu_render_rect (GeglBuffer            *src,
   GpufxStatus          status;
   gfloat              *in;
 
-  src_rect = gpufx_input_rect (filter, extent->width, extent->height,
-                               dst_rect);
-  in = g_try_malloc (sizeof (gfloat) * format->channels
-                     * (gsize) src_rect.width * src_rect.height);
+  src_rect = gpufx_input_rect (filter, extent->width, extent->height, dst_rect);
+  in = g_try_malloc (sizeof (gfloat) * format->channels * (gsize) src_rect.width
+                     * src_rect.height);
   if (! in)
     {
       g_set_error (error, GPU_FILTERS_ERROR, 0,
-                   _("Not enough memory for %d x %d pixels of input"),
+                   _ ("Not enough memory for %d x %d pixels of input"),
                    src_rect.width, src_rect.height);
       return FALSE;
     }
-  gegl_buffer_get (src,
-                   GEGL_RECTANGLE (src_rect.x, src_rect.y,
-                                   src_rect.width, src_rect.height),
-                   1.0, format->format, in, GEGL_AUTO_ROWSTRIDE,
-                   GEGL_ABYSS_NONE);
+  gegl_buffer_get (
+    src,
+    GEGL_RECTANGLE (src_rect.x, src_rect.y, src_rect.width, src_rect.height),
+    1.0, format->format, in, GEGL_AUTO_ROWSTRIDE, GEGL_ABYSS_NONE);
 
   in_view = render_view (in, src_rect.width, src_rect.height, format);
   out_view = render_view (out, dst->width, dst->height, format);
@@ -102,7 +99,7 @@ gpu_render_rect (GeglBuffer            *src,
     {
       g_set_error (error, GPU_FILTERS_ERROR, status, "%s: %s",
                    gpufx_status_message (status),
-                   report->message[0] ? report->message : _("no details"));
+                   report->message[0] ? report->message : _ ("no details"));
       return FALSE;
     }
   return TRUE;
@@ -111,9 +108,9 @@ gpu_render_rect (GeglBuffer            *src,
 /* The progress of one band, scaled into the whole run's. */
 typedef struct
 {
-  gdouble done;   /* fraction finished before this band */
-  gdouble share;  /* this band's part of the whole */
-  gdouble shown;  /* last value sent to GIMP */
+  gdouble done;  /* fraction finished before this band */
+  gdouble share; /* this band's part of the whole */
+  gdouble shown; /* last value sent to GIMP */
 } RenderProgress;
 
 static bool
@@ -160,11 +157,9 @@ render_band_rows (const GpufxFilter     *filter,
   while (rows > 1)
     {
       GpufxRect d = { box->x, box->y, box->width, rows };
-      GpufxRect s = gpufx_input_rect (filter, extent->width, extent->height,
-                                      d);
+      GpufxRect s = gpufx_input_rect (filter, extent->width, extent->height, d);
       gsize     bytes = sizeof (gfloat) * format->channels
-                        * ((gsize) s.width * s.height
-                           + (gsize) d.width * d.height);
+                    * ((gsize) s.width * s.height + (gsize) d.width * d.height);
 
       if (bytes <= budget)
         break;
@@ -197,8 +192,8 @@ gpu_render_drawable (GimpDrawable       *drawable,
   stats->backend = "none";
   stats->engine_ms = stats->total_ms = 0;
   stats->bands = 0;
-  if (! gimp_drawable_mask_intersect (drawable, &box.x, &box.y,
-                                      &box.width, &box.height)
+  if (! gimp_drawable_mask_intersect (drawable, &box.x, &box.y, &box.width,
+                                      &box.height)
       || box.width <= 0 || box.height <= 0)
     return TRUE; /* the selection misses this drawable: nothing to do */
 
@@ -207,13 +202,13 @@ gpu_render_drawable (GimpDrawable       *drawable,
   extent = gegl_buffer_get_extent (src);
   rows = render_band_rows (filter, extent, &box, &format,
                            render_band_bytes (band_bytes));
-  out = g_try_malloc (sizeof (gfloat) * format.channels
-                      * (gsize) box.width * rows);
+  out = g_try_malloc (sizeof (gfloat) * format.channels * (gsize) box.width
+                      * rows);
   if (! out)
     {
       g_object_unref (src);
       g_set_error (error, GPU_FILTERS_ERROR, GPUFX_ERROR_OUT_OF_MEMORY,
-                   _("Not enough memory for %d x %d pixels of output"),
+                   _ ("Not enough memory for %d x %d pixels of output"),
                    box.width, rows);
       return FALSE;
     }
@@ -221,19 +216,18 @@ gpu_render_drawable (GimpDrawable       *drawable,
 
   opts.progress = render_progress;
   opts.progress_data = &progress;
-  gimp_progress_init_printf (_("%s on %s"),
-                             gpufx_filter_name (filter->kind),
+  gimp_progress_init_printf (_ ("%s on %s"), gpufx_filter_name (filter->kind),
                              gpufx_backend_name (options->backend));
 
   for (gint y = box.y; ok && y < box.y + box.height; y += rows)
     {
-      GeglRectangle band = { box.x, y, box.width,
-                             MIN (rows, box.y + box.height - y) };
+      GeglRectangle band
+        = { box.x, y, box.width, MIN (rows, box.y + box.height - y) };
 
       progress.done = (gdouble) (y - box.y) / box.height;
       progress.share = (gdouble) band.height / box.height;
-      ok = gpu_render_rect (src, &format, filter, &opts, &band, out,
-                            &report, error);
+      ok = gpu_render_rect (src, &format, filter, &opts, &band, out, &report,
+                            error);
       stats->engine_ms += report.milliseconds;
       stats->bands++;
       if (ok)

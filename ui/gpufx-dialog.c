@@ -20,7 +20,7 @@ typedef struct
   GimpDrawable          *drawable;
   const GpufxFilterInfo *info;
   GtkWidget             *preview;
-  GtkWidget             *status;   /* backend and time, or why it failed */
+  GtkWidget             *status; /* backend and time, or why it failed */
 } DialogState;
 
 /* The preview area's pixels as GIMP's preview widget wants them: 8-bit
@@ -36,20 +36,19 @@ dialog_preview_format (GimpDrawable *drawable)
 }
 
 static void
-dialog_preview_update (GimpPreview *preview,
-                       DialogState *state)
+dialog_preview_update (GimpPreview *preview, DialogState *state)
 {
-  GpufxFilter      filter;
-  GpufxOptions     options;
-  GpufxReport      report = { 0 };
-  GpuRenderFormat  format;
-  GeglRectangle    rect;
-  GeglBuffer      *src;
-  GError          *error = NULL;
-  gfloat          *out;
-  guchar          *pixels;
-  const Babl      *shown = dialog_preview_format (state->drawable);
-  gint             bpp = babl_format_get_bytes_per_pixel (shown);
+  GpufxFilter     filter;
+  GpufxOptions    options;
+  GpufxReport     report = { 0 };
+  GpuRenderFormat format;
+  GeglRectangle   rect;
+  GeglBuffer     *src;
+  GError         *error = NULL;
+  gfloat         *out;
+  guchar         *pixels;
+  const Babl     *shown = dialog_preview_format (state->drawable);
+  gint            bpp = babl_format_get_bytes_per_pixel (shown);
 
   gimp_preview_get_position (preview, &rect.x, &rect.y);
   gimp_preview_get_size (preview, &rect.width, &rect.height);
@@ -78,7 +77,7 @@ dialog_preview_update (GimpPreview *preview,
       /* The drawable preview blends with the selection mask itself. */
       gimp_preview_draw_buffer (preview, pixels, rect.width * bpp);
       g_free (pixels);
-      text = g_strdup_printf (_("Preview: %s, %.1f ms"),
+      text = g_strdup_printf (_ ("Preview: %s, %.1f ms"),
                               gpufx_backend_name (report.backend_used),
                               report.milliseconds);
       gtk_label_set_text (GTK_LABEL (state->status), text);
@@ -95,9 +94,7 @@ dialog_preview_update (GimpPreview *preview,
 }
 
 static void
-dialog_config_changed (GObject     *config,
-                       GParamSpec  *pspec,
-                       DialogState *state)
+dialog_config_changed (GObject *config, GParamSpec *pspec, DialogState *state)
 {
   gimp_preview_invalidate (GIMP_PREVIEW (state->preview));
 }
@@ -108,18 +105,18 @@ gpufx_dialog_run (GimpProcedure         *procedure,
                   GimpDrawable          *drawable,
                   const GpufxFilterInfo *info)
 {
-  DialogState  state = { config, drawable, info, NULL, NULL };
-  GtkWidget   *dialog;
-  GtkWidget   *content;
-  GtkWidget   *box;
-  gchar       *title;
-  gboolean     run;
+  DialogState state = { config, drawable, info, NULL, NULL };
+  GtkWidget  *dialog;
+  GtkWidget  *content;
+  GtkWidget  *box;
+  gchar      *title;
+  gboolean    run;
 
   gimp_ui_init ("gpu-filters");
 
-  title = g_strdup (_(info->menu_label));
+  title = g_strdup (_ (info->menu_label));
   /* "_Gaussian Blur..." -> "Gaussian Blur" for the title bar. */
-  for (gchar *s = title, *d = title; ; s++)
+  for (gchar *s = title, *d = title;; s++)
     {
       if (*s != '_')
         *d++ = *s;
@@ -148,8 +145,8 @@ gpufx_dialog_run (GimpProcedure         *procedure,
 
   g_signal_connect (state.preview, "invalidated",
                     G_CALLBACK (dialog_preview_update), &state);
-  g_signal_connect (config, "notify",
-                    G_CALLBACK (dialog_config_changed), &state);
+  g_signal_connect (config, "notify", G_CALLBACK (dialog_config_changed),
+                    &state);
 
   /* Every argument, in the table's order: the widgets come from the
    * config's properties, so no filter is written out here. */

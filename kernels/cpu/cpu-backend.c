@@ -14,10 +14,10 @@ gpufx_cpu_run (const GpufxJob *job, GpufxReport *report)
     return gpufx_fail (report, GPUFX_ERROR_CANCELLED, "cancelled");
   switch (job->filter.kind)
     {
-    case GPUFX_FILTER_CONVOLVE:      status = cpu_convolve (job, report); break;
+    case GPUFX_FILTER_CONVOLVE: status = cpu_convolve (job, report); break;
     case GPUFX_FILTER_GAUSSIAN_BLUR: status = cpu_gaussian (job, report); break;
-    case GPUFX_FILTER_SOBEL:         status = cpu_sobel (job, report);    break;
-    case GPUFX_FILTER_KUWAHARA:      status = cpu_kuwahara (job, report); break;
+    case GPUFX_FILTER_SOBEL: status = cpu_sobel (job, report); break;
+    case GPUFX_FILTER_KUWAHARA: status = cpu_kuwahara (job, report); break;
     default:
       return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
                          "unknown filter kind %d", (int) job->filter.kind);

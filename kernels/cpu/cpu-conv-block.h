@@ -11,8 +11,12 @@
  * stride floats apart.  Four vectors of output stay in registers.
  */
 GF_ATTR static void
-GF_NAME (conv_block) (const float *in, ptrdiff_t stride, const ConvTap *taps,
-                      int n_taps, float *out, int n)
+GF_NAME (conv_block) (const float   *in,
+                      ptrdiff_t      stride,
+                      const ConvTap *taps,
+                      int            n_taps,
+                      float         *out,
+                      int            n)
 {
   int q0 = 0;
 
@@ -40,8 +44,8 @@ GF_NAME (conv_block) (const float *in, ptrdiff_t stride, const ConvTap *taps,
       GF_V a0 = { 0 };
 
       for (int t = 0; t < n_taps; t++)
-        a0 += taps[t].w * *(const GF_V *) (in + taps[t].dy * stride
-                                           + taps[t].dx + q0);
+        a0 += taps[t].w
+              * *(const GF_V *) (in + taps[t].dy * stride + taps[t].dx + q0);
       *(GF_V *) (out + q0) = a0;
     }
   for (; q0 < n; q0++)

@@ -12,7 +12,7 @@
 /* Let a * b + c become one FMA in the hot loops (C11 mode turns
  * contraction off; results move by float rounding only). */
 #if defined(__GNUC__) && ! defined(__clang__)
-#pragma GCC optimize ("fp-contract=fast")
+#pragma GCC optimize("fp-contract=fast")
 #elif defined(__clang__)
 #pragma clang fp contract(fast)
 #endif
@@ -22,13 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONV_BLOCK 32     /* floats of output kept in registers */
-#define CONV_BAND  32     /* output rows per task */
+#define CONV_BLOCK 32 /* floats of output kept in registers */
+#define CONV_BAND  32 /* output rows per task */
 
 typedef struct
 {
-  int   dy;               /* row of the padded band */
-  int   dx;               /* offset in floats along the padded row */
+  int   dy; /* row of the padded band */
+  int   dx; /* offset in floats along the padded row */
   float w;
 } ConvTap;
 
@@ -43,8 +43,7 @@ typedef struct
   ptrdiff_t      *xmap;
   float           offset[GPUFX_MAX_CHANNELS];
   bool            any_offset;
-  void          (*block) (const float *, ptrdiff_t, const ConvTap *, int,
-                          float *, int);
+  void (*block) (const float *, ptrdiff_t, const ConvTap *, int, float *, int);
 } ConvCtx;
 
 bool
@@ -79,11 +78,10 @@ cpu_matrix_separable (const float *m, int w, int h, double *col, double *row)
 
 /* The inner kernel: an AVX2 + FMA copy picked at run time where the CPU
  * has them, and a 16-byte one (SSE2 and the like). */
-typedef float ConvV4 __attribute__ ((vector_size (16), aligned (4),
-                                     may_alias));
+typedef float ConvV4 __attribute__ ((vector_size (16), aligned (4), may_alias));
 
-#define GF_V       ConvV4
-#define GF_W       4
+#define GF_V ConvV4
+#define GF_W 4
 #define GF_ATTR
 #define GF_NAME(f) f##_v4
 #include "cpu-conv-block.h"
@@ -121,11 +119,10 @@ conv_band (void *data, int begin, int end)
   const GpufxJob *job = c->job;
   const GpufxRect d = job->dst_rect;
   const int       ch = job->channels;
-  const int       pw = (d.width + c->mw - 1) * ch;   /* padded row, floats */
+  const int       pw = (d.width + c->mw - 1) * ch; /* padded row, floats */
   const int       n = d.width * ch;
   const int       y0 = begin * CONV_BAND;
-  const int       y1 = end * CONV_BAND < d.height ? end * CONV_BAND
-                                                  : d.height;
+  const int       y1 = end * CONV_BAND < d.height ? end * CONV_BAND : d.height;
   const int       rows = y1 - y0 + c->mh - 1;
   float          *pad = malloc (sizeof (float) * (size_t) pw * rows);
   float          *mid = NULL;
@@ -134,8 +131,8 @@ conv_band (void *data, int begin, int end)
   if (! pad)
     return false;
   for (int r = 0; r < rows; r++)
-    cpu_fill_row (job, c->xmap, d.width + c->mw - 1,
-                  d.y + y0 - c->top + r, pad + (size_t) r * pw);
+    cpu_fill_row (job, c->xmap, d.width + c->mw - 1, d.y + y0 - c->top + r,
+                  pad + (size_t) r * pw);
 
   if (c->separable)
     {
@@ -148,12 +145,12 @@ conv_band (void *data, int begin, int end)
           return false;
         }
       for (int i = 0; i < c->mw; i++)
-        taps[i] = (ConvTap) { 0, i * ch, c->row_w[i] };
+        taps[i] = (ConvTap){ 0, i * ch, c->row_w[i] };
       for (int r = 0; r < rows; r++)
-        c->block (pad + (size_t) r * pw, pw, taps, c->mw,
-                    mid + (size_t) r * n, n);
+        c->block (pad + (size_t) r * pw, pw, taps, c->mw, mid + (size_t) r * n,
+                  n);
       for (int j = 0; j < c->mh; j++)
-        taps[j] = (ConvTap) { j, 0, c->col_w[j] };
+        taps[j] = (ConvTap){ j, 0, c->col_w[j] };
       for (int y = y0; y < y1; y++)
         {
           float *out = job->dst + (ptrdiff_t) y * job->dst_stride;
@@ -168,8 +165,7 @@ conv_band (void *data, int begin, int end)
       {
         float *out = job->dst + (ptrdiff_t) y * job->dst_stride;
 
-        c->block (pad + (size_t) (y - y0) * pw, pw, c->taps, c->n_taps,
-                    out, n);
+        c->block (pad + (size_t) (y - y0) * pw, pw, c->taps, c->n_taps, out, n);
         if (any_offset)
           conv_add_offset (c, out, d.width);
       }
@@ -182,13 +178,13 @@ GpufxStatus
 cpu_convolve (const GpufxJob *job, GpufxReport *report)
 {
   const GpufxConvolveParams *p = &job->filter.convolve;
-  const GpufxRect d = job->dst_rect;
-  const int       ch = job->channels;
-  const double    scale = 1.0 / p->divisor;
-  ConvCtx         c;
-  double          col[GPUFX_MATRIX_MAX], row[GPUFX_MATRIX_MAX];
-  GpufxStatus     status;
-  int             nnz = 0;
+  const GpufxRect            d = job->dst_rect;
+  const int                  ch = job->channels;
+  const double               scale = 1.0 / p->divisor;
+  ConvCtx                    c;
+  double                     col[GPUFX_MATRIX_MAX], row[GPUFX_MATRIX_MAX];
+  GpufxStatus                status;
+  int                        nnz = 0;
 
   memset (&c, 0, sizeof c);
   c.job = job;
@@ -217,9 +213,9 @@ cpu_convolve (const GpufxJob *job, GpufxReport *report)
   for (int j = 0; j < p->height; j++)
     for (int i = 0; i < p->width; i++)
       if (p->matrix[j * p->width + i] != 0)
-        c.taps[nnz++] = (ConvTap) { j, i * ch,
-                                    (float) (p->matrix[j * p->width + i]
-                                             * scale) };
+        c.taps[nnz++]
+          = (ConvTap){ j, i * ch,
+                       (float) (p->matrix[j * p->width + i] * scale) };
   c.n_taps = nnz;
 
   /* Two passes pay off only when they do fewer multiply-adds. */
@@ -233,9 +229,9 @@ cpu_convolve (const GpufxJob *job, GpufxReport *report)
         c.col_w[j] = (float) (col[j] * scale);
     }
 
-  status = cpu_parallel_for (job, report,
-                             (d.height + CONV_BAND - 1) / CONV_BAND, 1,
-                             conv_band, &c, 0.0, 1.0);
+  status
+    = cpu_parallel_for (job, report, (d.height + CONV_BAND - 1) / CONV_BAND, 1,
+                        conv_band, &c, 0.0, 1.0);
   free (c.taps);
   free (c.xmap);
   return status;

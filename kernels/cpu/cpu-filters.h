@@ -18,7 +18,7 @@ GpufxStatus cpu_kuwahara (const GpufxJob *job, GpufxReport *report);
 
 /* Rank-1 test for a matrix (exposed for the tests): on true, m[j][i] =
  * col[j] * row[i] within rounding. */
-bool        cpu_matrix_separable (const float *m, int w, int h,
-                                  double *col, double *row);
+bool
+cpu_matrix_separable (const float *m, int w, int h, double *col, double *row);
 
 #endif /* GPUFX_CPU_FILTERS_H */

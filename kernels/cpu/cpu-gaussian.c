@@ -20,7 +20,7 @@
 /* Let a * b + c become one FMA in the hot loops (C11 mode turns
  * contraction off; results move by float rounding only). */
 #if defined(__GNUC__) && ! defined(__clang__)
-#pragma GCC optimize ("fp-contract=fast")
+#pragma GCC optimize("fp-contract=fast")
 #elif defined(__clang__)
 #pragma clang fp contract(fast)
 #endif
@@ -39,14 +39,14 @@
 #define CPU_INLINE
 #endif
 
-#define GAUSS_BLOCK 64    /* floats of output per register block */
-#define GAUSS_STRIP 128   /* columns (floats) per vertical cosine strip */
-#define GAUSS_CHUNK 32    /* floats per column chunk of the fused path */
+#define GAUSS_BLOCK 64  /* floats of output per register block */
+#define GAUSS_STRIP 128 /* columns (floats) per vertical cosine strip */
+#define GAUSS_CHUNK 32  /* floats per column chunk of the fused path */
 /* Radius up to which this backend applies the taps directly (measured:
  * see NOTES-cpu.md); beyond it, the cosine sums. */
-#define GAUSS_DIRECT_MAX 80
-#define GAUSS_BAND 32     /* rows per item of the fused path */
-#define GAUSS_TILE_FLOATS (96 * 1024)  /* vertical results per item */
+#define GAUSS_DIRECT_MAX  80
+#define GAUSS_BAND        32          /* rows per item of the fused path */
+#define GAUSS_TILE_FLOATS (96 * 1024) /* vertical results per item */
 /* Explicit 8-float vectors in the tap loops: measured no clear gain over
  * the auto-vectorised loops on the 2-core test machine, so off. */
 #ifndef GAUSS_V8
@@ -55,18 +55,18 @@
 
 typedef struct
 {
-  double c1, s1;    /* e^{-i w}: cos w, sin w        */
-  double cr, sr;    /* e^{-i w r}: cos wr, sin wr    */
-  double cr1, sr1;  /* e^{i w (r+1)}                 */
+  double c1, s1;   /* e^{-i w}: cos w, sin w        */
+  double cr, sr;   /* e^{-i w r}: cos wr, sin wr    */
+  double cr1, sr1; /* e^{i w (r+1)}                 */
   double a;
 } GaussTerm;
 
 typedef struct
 {
-  int       pos;     /* first padded pixel */
-  int       len;     /* pixels */
-  ptrdiff_t off;     /* floats from a source row's start, -1: zeros */
-  int       from;    /* >= 0: copy of padded pixels from .. (computed) */
+  int       pos;  /* first padded pixel */
+  int       len;  /* pixels */
+  ptrdiff_t off;  /* floats from a source row's start, -1: zeros */
+  int       from; /* >= 0: copy of padded pixels from .. (computed) */
 } GaussRun;
 
 typedef struct
@@ -74,32 +74,38 @@ typedef struct
   const GpufxJob   *job;
   GpufxGaussianPlan plan_x, plan_y;
   GaussTerm         tx[GPUFX_GAUSS_MAX_TERMS], ty[GPUFX_GAUSS_MAX_TERMS];
-  float             taps_x[GAUSS_DIRECT_MAX + 1];  /* taps 0..r (direct) */
+  float             taps_x[GAUSS_DIRECT_MAX + 1]; /* taps 0..r (direct) */
   float             taps_y[GAUSS_DIRECT_MAX + 1];
-  ptrdiff_t        *xmap;          /* columns d.x - rx .. */
-  int               line_w;        /* d.width * channels */
+  ptrdiff_t        *xmap;   /* columns d.x - rx .. */
+  int               line_w; /* d.width * channels */
 
   /* Horizontal pass: image rows h_y0 .. into hout rows. */
-  int               h_y0;
-  float            *hout;
-  ptrdiff_t         hout_stride;
+  int       h_y0;
+  float    *hout;
+  ptrdiff_t hout_stride;
 
   /* Vertical pass: image row j is vin + (j - vin_y0) * vin_stride. */
-  const float      *vin;
-  ptrdiff_t         vin_stride;
-  int               vin_y0;
-  const float      *zero_row;
+  const float *vin;
+  ptrdiff_t    vin_stride;
+  int          vin_y0;
+  const float *zero_row;
 
   /* Fused direct path: padded row pixels by source run. */
-  GaussRun         *runs;
-  int               n_runs;
-  int               band;          /* rows per item */
-  void            (*hrow) (const float *, float *, int, int, int,
-                           const float *);
-  void            (*vchunk) (const float *const *, ptrdiff_t, int, int, int,
-                             const float *, float *, float *, ptrdiff_t);
-  int               tile_w;        /* output pixels per item */
-  int               n_tiles;       /* items across */
+  GaussRun *runs;
+  int       n_runs;
+  int       band; /* rows per item */
+  void (*hrow) (const float *, float *, int, int, int, const float *);
+  void (*vchunk) (const float *const *,
+                  ptrdiff_t,
+                  int,
+                  int,
+                  int,
+                  const float *,
+                  float *,
+                  float *,
+                  ptrdiff_t);
+  int tile_w;  /* output pixels per item */
+  int n_tiles; /* items across */
 } GaussCtx;
 
 static void
@@ -121,7 +127,11 @@ gauss_terms (const GpufxGaussianPlan *p, GaussTerm *t)
 
 /* out[q] = sum_k taps[|k|] * in[q + (r + k) * step], q < n. */
 CPU_INLINE static inline void
-gauss_fir (const float *in, float *out, int n, int r, int step,
+gauss_fir (const float *in,
+           float       *out,
+           int          n,
+           int          r,
+           int          step,
            const float *taps)
 {
   int q0 = 0;
@@ -129,10 +139,10 @@ gauss_fir (const float *in, float *out, int n, int r, int step,
   for (; GAUSS_V8 && q0 + 32 <= n; q0 += 32)
     {
       const float *c = in + q0 + (ptrdiff_t) r * step;
-      CpuV8 a0 = taps[0] * *(const CpuV8 *) c;
-      CpuV8 a1 = taps[0] * *(const CpuV8 *) (c + 8);
-      CpuV8 a2 = taps[0] * *(const CpuV8 *) (c + 16);
-      CpuV8 a3 = taps[0] * *(const CpuV8 *) (c + 24);
+      CpuV8        a0 = taps[0] * *(const CpuV8 *) c;
+      CpuV8        a1 = taps[0] * *(const CpuV8 *) (c + 8);
+      CpuV8        a2 = taps[0] * *(const CpuV8 *) (c + 16);
+      CpuV8        a3 = taps[0] * *(const CpuV8 *) (c + 24);
 
       for (int k = 1; k <= r; k++)
         {
@@ -152,8 +162,8 @@ gauss_fir (const float *in, float *out, int n, int r, int step,
     }
   for (; q0 < n; q0 += GAUSS_BLOCK)
     {
-      float acc[GAUSS_BLOCK];
-      int   len = n - q0 < GAUSS_BLOCK ? n - q0 : GAUSS_BLOCK;
+      float        acc[GAUSS_BLOCK];
+      int          len = n - q0 < GAUSS_BLOCK ? n - q0 : GAUSS_BLOCK;
       const float *c = in + q0 + (ptrdiff_t) r * step;
 
       for (int q = 0; q < len; q++)
@@ -174,18 +184,23 @@ gauss_fir (const float *in, float *out, int n, int r, int step,
 /* The sliding cosine sums along one padded line of n_pad pixels of ch
  * channels; writes n outputs (the line is n + 2r long). */
 CPU_INLINE static inline void
-gauss_cos_line (const float *pad, int n, int r, int ch,
-                const GaussTerm *t, int n_terms, float *out)
+gauss_cos_line (const float     *pad,
+                int              n,
+                int              r,
+                int              ch,
+                const GaussTerm *t,
+                int              n_terms,
+                float           *out)
 {
-  double tr[GPUFX_GAUSS_MAX_TERMS][4] = { { 0 } };
-  double ti[GPUFX_GAUSS_MAX_TERMS][4] = { { 0 } };
+  double    tr[GPUFX_GAUSS_MAX_TERMS][4] = { { 0 } };
+  double    ti[GPUFX_GAUSS_MAX_TERMS][4] = { { 0 } };
   const int n_pad = n + 2 * r;
 
   for (int x = -2 * r - 1; x < n; x++)
     {
       const float *po = x >= 0 ? pad + (ptrdiff_t) x * ch : NULL;
-      const float *pi = x + 2 * r + 1 < n_pad
-                        ? pad + (ptrdiff_t) (x + 2 * r + 1) * ch : NULL;
+      const float *pi
+        = x + 2 * r + 1 < n_pad ? pad + (ptrdiff_t) (x + 2 * r + 1) * ch : NULL;
       double xo[4] = { 0, 0, 0, 0 }, xi[4] = { 0, 0, 0, 0 };
 
       if (x >= 0)
@@ -238,15 +253,18 @@ gauss_rows (void *data, int begin, int end)
       else
         switch (ch)
           {
-          case 1: gauss_cos_line (pad, n, r, 1, g->tx, g->plan_x.n_terms, out);
-                  break;
-          case 2: gauss_cos_line (pad, n, r, 2, g->tx, g->plan_x.n_terms, out);
-                  break;
-          case 3: gauss_cos_line (pad, n, r, 3, g->tx, g->plan_x.n_terms, out);
-                  break;
+          case 1:
+            gauss_cos_line (pad, n, r, 1, g->tx, g->plan_x.n_terms, out);
+            break;
+          case 2:
+            gauss_cos_line (pad, n, r, 2, g->tx, g->plan_x.n_terms, out);
+            break;
+          case 3:
+            gauss_cos_line (pad, n, r, 3, g->tx, g->plan_x.n_terms, out);
+            break;
           default:
-                  gauss_cos_line (pad, n, r, 4, g->tx, g->plan_x.n_terms, out);
-                  break;
+            gauss_cos_line (pad, n, r, 4, g->tx, g->plan_x.n_terms, out);
+            break;
           }
     }
   free (pad);
@@ -285,10 +303,10 @@ gauss_cols_fir (void *data, int begin, int end)
       for (; GAUSS_V8 && q0 + 32 <= g->line_w; q0 += 32)
         {
           const float *c = rows[r] + q0;
-          CpuV8 a0 = g->taps_y[0] * *(const CpuV8 *) c;
-          CpuV8 a1 = g->taps_y[0] * *(const CpuV8 *) (c + 8);
-          CpuV8 a2 = g->taps_y[0] * *(const CpuV8 *) (c + 16);
-          CpuV8 a3 = g->taps_y[0] * *(const CpuV8 *) (c + 24);
+          CpuV8        a0 = g->taps_y[0] * *(const CpuV8 *) c;
+          CpuV8        a1 = g->taps_y[0] * *(const CpuV8 *) (c + 8);
+          CpuV8        a2 = g->taps_y[0] * *(const CpuV8 *) (c + 16);
+          CpuV8        a3 = g->taps_y[0] * *(const CpuV8 *) (c + 24);
 
           for (int k = 1; k <= r; k++)
             {
@@ -297,10 +315,8 @@ gauss_cols_fir (void *data, int begin, int end)
 
               a0 += w * (*(const CpuV8 *) a + *(const CpuV8 *) b);
               a1 += w * (*(const CpuV8 *) (a + 8) + *(const CpuV8 *) (b + 8));
-              a2 += w * (*(const CpuV8 *) (a + 16)
-                         + *(const CpuV8 *) (b + 16));
-              a3 += w * (*(const CpuV8 *) (a + 24)
-                         + *(const CpuV8 *) (b + 24));
+              a2 += w * (*(const CpuV8 *) (a + 16) + *(const CpuV8 *) (b + 16));
+              a3 += w * (*(const CpuV8 *) (a + 24) + *(const CpuV8 *) (b + 24));
             }
           *(CpuV8 *) (out + q0) = a0;
           *(CpuV8 *) (out + q0 + 8) = a1;
@@ -310,8 +326,7 @@ gauss_cols_fir (void *data, int begin, int end)
       for (; q0 < g->line_w; q0 += GAUSS_BLOCK)
         {
           float acc[GAUSS_BLOCK];
-          int   len = g->line_w - q0 < GAUSS_BLOCK ? g->line_w - q0
-                                                   : GAUSS_BLOCK;
+          int len = g->line_w - q0 < GAUSS_BLOCK ? g->line_w - q0 : GAUSS_BLOCK;
           const float *c = rows[r] + q0;
 
           for (int q = 0; q < len; q++)
@@ -356,7 +371,8 @@ gauss_cols_cos (void *data, int begin, int end)
            * column); enters: row y + r + 1 (while there is one). */
           const float *ro = y >= 0 ? gauss_vrow (g, y0 + y - r) + q0 : NULL;
           const float *ri = y + r + 1 <= h - 1 + r
-                            ? gauss_vrow (g, y0 + y + r + 1) + q0 : NULL;
+                              ? gauss_vrow (g, y0 + y + r + 1) + q0
+                              : NULL;
 
           if (y >= 0)
             {
@@ -410,14 +426,13 @@ gauss_cols_cos (void *data, int begin, int end)
  * the source is read once and the output written once, and nothing needs a
  * warm-up, so any band of rows is an independent item. */
 
-
 /* The direct-tap kernels: an AVX2 + FMA copy picked at run time where
  * the CPU has them, and a 16-byte one (SSE2 and the like). */
-typedef float GaussV4 __attribute__ ((vector_size (16), aligned (4),
-                                      may_alias));
+typedef float GaussV4
+  __attribute__ ((vector_size (16), aligned (4), may_alias));
 
-#define GF_V       GaussV4
-#define GF_W       4
+#define GF_V GaussV4
+#define GF_W 4
 #define GF_ATTR
 #define GF_NAME(f) f##_v4
 #include "cpu-gauss-fir.h"
@@ -474,39 +489,40 @@ gauss_fused (void *data, int begin, int end)
       const int y0 = item / g->n_tiles * g->band;
       const int x0 = item % g->n_tiles * g->tile_w;
       const int nb = job->dst_rect.height - y0 < g->band
-                     ? job->dst_rect.height - y0 : g->band;
+                       ? job->dst_rect.height - y0
+                       : g->band;
       const int tw = n - x0 < g->tile_w ? n - x0 : g->tile_w;
       /* Padded pixels p0 .. p1 - 1 go to vout's columns 0 .. */
       const int p0 = x0, p1 = x0 + tw + 2 * rx;
-      float    *vout = rx > 0 ? buf : job->dst + (ptrdiff_t) y0
-                                                 * job->dst_stride
-                                       + (ptrdiff_t) x0 * ch;
+      float    *vout = rx > 0 ? buf
+                              : job->dst + (ptrdiff_t) y0 * job->dst_stride
+                               + (ptrdiff_t) x0 * ch;
       ptrdiff_t vstride = rx > 0 ? pw : job->dst_stride;
 
       for (int k = 0; k < nb + 2 * ry; k++)
         {
-          const float *row = cpu_source_row (job, job->dst_rect.y + y0
-                                                  - ry + k);
+          const float *row
+            = cpu_source_row (job, job->dst_rect.y + y0 - ry + k);
 
           rows[k] = row ? row : g->zero_row;
         }
       for (int i = 0; i < g->n_runs; i++)
         {
           const GaussRun *u = &g->runs[i];
-          const int a = u->pos > p0 ? u->pos : p0;
-          const int b = u->pos + u->len < p1 ? u->pos + u->len : p1;
-          const int len = (b - a) * ch;
+          const int       a = u->pos > p0 ? u->pos : p0;
+          const int       b = u->pos + u->len < p1 ? u->pos + u->len : p1;
+          const int       len = (b - a) * ch;
           const ptrdiff_t off = u->off + (ptrdiff_t) (a - u->pos) * ch;
-          float    *o = vout + (ptrdiff_t) (a - p0) * ch;
+          float          *o = vout + (ptrdiff_t) (a - p0) * ch;
 
           if (a >= b || u->off < 0
               || (u->from >= 0 && u->from + (a - u->pos) >= p0
                   && u->from + (b - u->pos) <= p1))
-            continue;    /* zeros or a copy: below */
+            continue; /* zeros or a copy: below */
           for (int q = 0; q < len; q += GAUSS_CHUNK)
             g->vchunk (rows, off + q,
-                       len - q < GAUSS_CHUNK ? len - q : GAUSS_CHUNK,
-                       nb, ry, g->taps_y, pack, o + q, vstride);
+                       len - q < GAUSS_CHUNK ? len - q : GAUSS_CHUNK, nb, ry,
+                       g->taps_y, pack, o + q, vstride);
         }
       for (int y = 0; y < nb; y++)
         {
@@ -515,8 +531,8 @@ gauss_fused (void *data, int begin, int end)
           for (int i = 0; i < g->n_runs; i++)
             {
               const GaussRun *u = &g->runs[i];
-              const int a = u->pos > p0 ? u->pos : p0;
-              const int b = u->pos + u->len < p1 ? u->pos + u->len : p1;
+              const int       a = u->pos > p0 ? u->pos : p0;
+              const int       b = u->pos + u->len < p1 ? u->pos + u->len : p1;
 
               if (a >= b)
                 continue;
@@ -532,9 +548,10 @@ gauss_fused (void *data, int begin, int end)
                         sizeof (float) * (size_t) (b - a) * ch);
             }
           if (rx > 0)
-            g->hrow (v, job->dst + (ptrdiff_t) (y0 + y) * job->dst_stride
-                           + (ptrdiff_t) x0 * ch,
-                        tw * ch, rx, ch, g->taps_x);
+            g->hrow (v,
+                     job->dst + (ptrdiff_t) (y0 + y) * job->dst_stride
+                       + (ptrdiff_t) x0 * ch,
+                     tw * ch, rx, ch, g->taps_x);
         }
     }
   free (buf);
@@ -559,8 +576,7 @@ cpu_gaussian (const GpufxJob *job, GpufxReport *report)
   g.line_w = d.width * ch;
   if (! gpufx_gaussian_plan_init (&g.plan_x, job->filter.gaussian.std_dev_x,
                                   GAUSS_DIRECT_MAX)
-      || ! gpufx_gaussian_plan_init (&g.plan_y,
-                                     job->filter.gaussian.std_dev_y,
+      || ! gpufx_gaussian_plan_init (&g.plan_y, job->filter.gaussian.std_dev_y,
                                      GAUSS_DIRECT_MAX))
     goto oom;
   gauss_terms (&g.plan_x, g.tx);
@@ -582,10 +598,9 @@ cpu_gaussian (const GpufxJob *job, GpufxReport *report)
   blur_x = g.plan_x.radius > 0;
   blur_y = g.plan_y.radius > 0;
 
-  need = gpufx_input_rect (&job->filter, job->image_width, job->image_height,
-                           d);
-  zero = calloc ((size_t) (g.line_w > s.width * ch ? g.line_w
-                                                    : s.width * ch),
+  need
+    = gpufx_input_rect (&job->filter, job->image_width, job->image_height, d);
+  zero = calloc ((size_t) (g.line_w > s.width * ch ? g.line_w : s.width * ch),
                  sizeof (float));
   if (! zero)
     goto oom;
@@ -621,7 +636,7 @@ cpu_gaussian (const GpufxJob *job, GpufxReport *report)
             while (i + run < np
                    && g.xmap[i + run] == g.xmap[i] + (ptrdiff_t) run * ch)
               run++;
-          g.runs[g.n_runs++] = (GaussRun) { i, run, g.xmap[i], -1 };
+          g.runs[g.n_runs++] = (GaussRun){ i, run, g.xmap[i], -1 };
           i += run;
         }
       /* Runs whose source pixels a longer run computes become copies of
@@ -636,14 +651,14 @@ cpu_gaussian (const GpufxJob *job, GpufxReport *report)
               best = i;
           if (best < 0)
             break;
-          g.runs[best].from = -2;    /* computed */
+          g.runs[best].from = -2; /* computed */
           for (int i = 0; i < g.n_runs; i++)
             {
               GaussRun *u = &g.runs[i], *b = &g.runs[best];
 
               if (u->from == -1 && u->off >= b->off
                   && u->off + (ptrdiff_t) u->len * ch
-                     <= b->off + (ptrdiff_t) b->len * ch)
+                       <= b->off + (ptrdiff_t) b->len * ch)
                 u->from = b->pos + (int) ((u->off - b->off) / ch);
             }
         }
@@ -686,20 +701,19 @@ cpu_gaussian (const GpufxJob *job, GpufxReport *report)
           g.vin = tmp;
           g.vin_stride = g.line_w;
           g.vin_y0 = need.y;
-          status = cpu_parallel_for (job, report, need.height,
-                                     (need.height + 4 * threads - 1)
-                                       / (4 * threads),
-                                     gauss_rows, &g, 0.0, 0.5);
+          status
+            = cpu_parallel_for (job, report, need.height,
+                                (need.height + 4 * threads - 1) / (4 * threads),
+                                gauss_rows, &g, 0.0, 0.5);
         }
       else
         {
           g.h_y0 = d.y;
           g.hout = job->dst;
           g.hout_stride = job->dst_stride;
-          status = cpu_parallel_for (job, report, d.height,
-                                     (d.height + 4 * threads - 1)
-                                       / (4 * threads),
-                                     gauss_rows, &g, 0.0, 1.0);
+          status = cpu_parallel_for (
+            job, report, d.height, (d.height + 4 * threads - 1) / (4 * threads),
+            gauss_rows, &g, 0.0, 1.0);
         }
       if (status != GPUFX_OK)
         goto out;
@@ -716,22 +730,20 @@ cpu_gaussian (const GpufxJob *job, GpufxReport *report)
       /* With neither axis blurred this is a copy: the one tap is 1. */
       if (g.plan_y.n_terms == 0)
         status = cpu_parallel_for (job, report, d.height,
-                                   (d.height + 4 * threads - 1)
-                                     / (4 * threads),
-                                   gauss_cols_fir, &g, blur_x ? 0.5 : 0.0,
-                                   1.0);
+                                   (d.height + 4 * threads - 1) / (4 * threads),
+                                   gauss_cols_fir, &g, blur_x ? 0.5 : 0.0, 1.0);
       else
-        status = cpu_parallel_for (job, report,
-                                   (g.line_w + GAUSS_STRIP - 1) / GAUSS_STRIP,
-                                   1, gauss_cols_cos, &g, blur_x ? 0.5 : 0.0,
-                                   1.0);
+        status = cpu_parallel_for (
+          job, report, (g.line_w + GAUSS_STRIP - 1) / GAUSS_STRIP, 1,
+          gauss_cols_cos, &g, blur_x ? 0.5 : 0.0, 1.0);
     }
   goto out;
 
 oom:
   status = gpufx_fail (report, GPUFX_ERROR_OUT_OF_MEMORY,
                        "out of memory for the Gaussian's buffers "
-                       "(%d x %d pixels)", d.width, d.height);
+                       "(%d x %d pixels)",
+                       d.width, d.height);
 out:
   gpufx_gaussian_plan_clear (&g.plan_x);
   gpufx_gaussian_plan_clear (&g.plan_y);

@@ -26,7 +26,7 @@ typedef struct
 {
   const GpufxJob *job;
   ptrdiff_t      *xmap;
-  int             r, band, pw, k;   /* k: channels + V + V^2 */
+  int             r, band, pw, k; /* k: channels + V + V^2 */
   int             colour[3], n_colour;
 } KuwCtx;
 
@@ -67,8 +67,7 @@ kuw_box_row (const double *col, int n, int r, int k, double *box)
         box[(size_t) bx * k + i] = s[i];
       if (bx + 1 < n)
         for (int i = 0; i < k; i++)
-          s[i] += col[(size_t) (bx + r + 1) * k + i]
-                  - col[(size_t) bx * k + i];
+          s[i] += col[(size_t) (bx + r + 1) * k + i] - col[(size_t) bx * k + i];
     }
 }
 
@@ -79,17 +78,16 @@ kuw_band (void *data, int begin, int end)
   const GpufxJob *job = c->job;
   const GpufxRect d = job->dst_rect;
   const int       ch = job->channels, k = c->k, r = c->r;
-  const int       bw = d.width + r;           /* box columns needed */
+  const int       bw = d.width + r; /* box columns needed */
   const size_t    rowk = (size_t) c->pw * k;
   const double    inv_n = 1.0 / ((double) (r + 1) * (r + 1));
   const int       y0 = begin * c->band;
   const int       y1 = end * c->band < d.height ? end * c->band : d.height;
   /* Padded row py is image row d.y - r + py. */
-  const int       top = d.y - r;
-  float          *pad = malloc (sizeof (float) * (size_t) c->pw * ch);
-  double         *buf = malloc (sizeof (double)
-                                * (4 * rowk + 2 * (size_t) bw * k));
-  double         *col_a, *col_b, *v_in, *v_out, *box_a, *box_b;
+  const int top = d.y - r;
+  float    *pad = malloc (sizeof (float) * (size_t) c->pw * ch);
+  double   *buf = malloc (sizeof (double) * (4 * rowk + 2 * (size_t) bw * k));
+  double   *col_a, *col_b, *v_in, *v_out, *box_a, *box_b;
 
   if (! pad || ! buf)
     {
@@ -117,7 +115,7 @@ kuw_band (void *data, int begin, int end)
 
   for (int y = y0; y < y1; y++)
     {
-      float *out = job->dst + (ptrdiff_t) (y) * job->dst_stride;
+      float *out = job->dst + (ptrdiff_t) (y) *job->dst_stride;
 
       if (y > y0)
         {
@@ -138,10 +136,9 @@ kuw_band (void *data, int begin, int end)
 
       for (int x = 0; x < d.width; x++)
         {
-          const double *q[4] = {
-            box_a + (size_t) x * k, box_a + (size_t) (x + r) * k,
-            box_b + (size_t) x * k, box_b + (size_t) (x + r) * k
-          };
+          const double *q[4]
+            = { box_a + (size_t) x * k, box_a + (size_t) (x + r) * k,
+                box_b + (size_t) x * k, box_b + (size_t) (x + r) * k };
           int    best = 0;
           double best_var = 0, best_ev2 = 0;
 
@@ -151,8 +148,7 @@ kuw_band (void *data, int begin, int end)
               double ev2 = q[i][ch + 1] * inv_n;
               double var = ev2 - mean * mean;
 
-              if (i == 0
-                  || var < best_var - 1e-11 * fabs (best_ev2))
+              if (i == 0 || var < best_var - 1e-11 * fabs (best_ev2))
                 {
                   best = i;
                   best_var = var;
@@ -186,7 +182,7 @@ cpu_kuwahara (const GpufxJob *job, GpufxReport *report)
   for (int i = 0; i < job->channels && c.n_colour < 3; i++)
     if (i != job->alpha)
       c.colour[c.n_colour++] = i;
-  if (c.n_colour == 0)            /* alpha only: V is alpha */
+  if (c.n_colour == 0) /* alpha only: V is alpha */
     c.colour[c.n_colour++] = 0;
 
   /* Each band pays about 2r rows to start; keep that a fraction. */

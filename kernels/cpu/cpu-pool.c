@@ -22,17 +22,17 @@
 
 typedef struct
 {
-  CpuTaskFunc fn;
-  void       *ctx;
-  int         n_items;
-  int         grain;
-  int         helpers;     /* workers wanted besides the caller */
-  atomic_int  next;        /* next chunk */
-  atomic_int  done;        /* items finished */
-  atomic_int  joined;      /* workers that took part */
-  atomic_bool stop;        /* cancelled or failed */
-  atomic_bool oom;
-  atomic_int  running;     /* helpers still working */
+  CpuTaskFunc      fn;
+  void            *ctx;
+  int              n_items;
+  int              grain;
+  int              helpers; /* workers wanted besides the caller */
+  atomic_int       next;    /* next chunk */
+  atomic_int       done;    /* items finished */
+  atomic_int       joined;  /* workers that took part */
+  atomic_bool      stop;    /* cancelled or failed */
+  atomic_bool      oom;
+  atomic_int       running; /* helpers still working */
   pthread_mutex_t *lock;
   pthread_cond_t  *finished;
 } PoolJob;
@@ -42,16 +42,19 @@ typedef struct
   pthread_mutex_t lock;
   pthread_cond_t  work;
   pthread_cond_t  finished;
-  pthread_mutex_t busy;    /* held by the caller whose job the pool runs */
+  pthread_mutex_t busy; /* held by the caller whose job the pool runs */
   unsigned long   generation;
   PoolJob        *job;
   int             n_workers;
 } Pool;
 
-static Pool pool = {
-  PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-  PTHREAD_COND_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, NULL, 0
-};
+static Pool pool = { PTHREAD_MUTEX_INITIALIZER,
+                     PTHREAD_COND_INITIALIZER,
+                     PTHREAD_COND_INITIALIZER,
+                     PTHREAD_MUTEX_INITIALIZER,
+                     0,
+                     NULL,
+                     0 };
 
 int
 cpu_thread_count (const GpufxJob *job)
@@ -81,8 +84,8 @@ pool_work (PoolJob *job)
       if ((long) chunk * job->grain >= job->n_items)
         return;
       begin = chunk * job->grain;
-      end = job->n_items - begin < job->grain ? job->n_items
-                                              : begin + job->grain;
+      end
+        = job->n_items - begin < job->grain ? job->n_items : begin + job->grain;
       if (! job->fn (job->ctx, begin, end))
         {
           atomic_store (&job->oom, true);
@@ -159,7 +162,8 @@ pool_grow (int n)
       pthread_attr_init (&attr);
       pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
       if (pthread_create (&t, &attr, pool_worker,
-                          (void *) (uintptr_t) pool.generation) != 0)
+                          (void *) (uintptr_t) pool.generation)
+          != 0)
         {
           pthread_attr_destroy (&attr);
           break;
@@ -170,8 +174,14 @@ pool_grow (int n)
 }
 
 GpufxStatus
-cpu_parallel_for (const GpufxJob *job, GpufxReport *report, int n_items,
-                  int grain, CpuTaskFunc fn, void *ctx, double lo, double hi)
+cpu_parallel_for (const GpufxJob *job,
+                  GpufxReport    *report,
+                  int             n_items,
+                  int             grain,
+                  CpuTaskFunc     fn,
+                  void           *ctx,
+                  double          lo,
+                  double          hi)
 {
   PoolJob         pj;
   pthread_mutex_t private_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -226,7 +236,8 @@ cpu_parallel_for (const GpufxJob *job, GpufxReport *report, int n_items,
       atomic_store (&pj.running, want);
       for (; n_private < want; n_private++)
         if (pthread_create (&private_threads[n_private], NULL,
-                            pool_private_worker, &pj) != 0)
+                            pool_private_worker, &pj)
+            != 0)
           break;
       atomic_fetch_sub (&pj.running, want - n_private);
     }
@@ -255,8 +266,8 @@ cpu_parallel_for (const GpufxJob *job, GpufxReport *report, int n_items,
           break;
         }
       atomic_fetch_add (&pj.done, end - begin);
-      if (! gpufx_job_progress (job, lo + (hi - lo)
-                                       * atomic_load (&pj.done) / n_items))
+      if (! gpufx_job_progress (
+            job, lo + (hi - lo) * atomic_load (&pj.done) / n_items))
         {
           cancelled = true;
           atomic_store (&pj.stop, true);
@@ -280,8 +291,8 @@ cpu_parallel_for (const GpufxJob *job, GpufxReport *report, int n_items,
       if (atomic_load (&pj.running) > 0 && ! cancelled)
         {
           pthread_mutex_unlock (pj.lock);
-          if (! gpufx_job_progress (job, lo + (hi - lo)
-                                           * atomic_load (&pj.done) / n_items))
+          if (! gpufx_job_progress (
+                job, lo + (hi - lo) * atomic_load (&pj.done) / n_items))
             {
               cancelled = true;
               atomic_store (&pj.stop, true);
@@ -315,8 +326,7 @@ cpu_column_map (const GpufxJob *job, int x0, int n)
     return NULL;
   for (int i = 0; i < n; i++)
     {
-      int x = gpufx_border_index (x0 + i, job->image_width,
-                                  job->filter.border);
+      int x = gpufx_border_index (x0 + i, job->image_width, job->filter.border);
 
       map[i] = x < 0 ? -1 : (ptrdiff_t) (x - job->src_rect.x) * job->channels;
     }
@@ -334,8 +344,11 @@ cpu_source_row (const GpufxJob *job, int y)
 }
 
 void
-cpu_fill_row (const GpufxJob *job, const ptrdiff_t *map, int n, int y,
-              float *out)
+cpu_fill_row (const GpufxJob  *job,
+              const ptrdiff_t *map,
+              int              n,
+              int              y,
+              float           *out)
 {
   const int    ch = job->channels;
   const float *row = cpu_source_row (job, y);

@@ -31,11 +31,10 @@ sobel_band (void *data, int begin, int end)
   const int              pw = (d.width + 2) * ch;
   const int              n = d.width * ch;
   const int              y0 = begin * SOBEL_BAND;
-  const int              y1 = end * SOBEL_BAND < d.height ? end * SOBEL_BAND
-                                                          : d.height;
-  const int              rows = y1 - y0 + 2;
-  float                 *pad = malloc (sizeof (float) * (size_t) pw * rows);
-  const float            norm = (float) (1.0 / sqrt (32.0));
+  const int   y1 = end * SOBEL_BAND < d.height ? end * SOBEL_BAND : d.height;
+  const int   rows = y1 - y0 + 2;
+  float      *pad = malloc (sizeof (float) * (size_t) pw * rows);
+  const float norm = (float) (1.0 / sqrt (32.0));
 
   if (! pad)
     return false;
@@ -92,14 +91,13 @@ cpu_sobel (const GpufxJob *job, GpufxReport *report)
   GpufxStatus status;
 
   s.job = job;
-  s.xmap = cpu_column_map (job, job->dst_rect.x - 1,
-                           job->dst_rect.width + 2);
+  s.xmap = cpu_column_map (job, job->dst_rect.x - 1, job->dst_rect.width + 2);
   if (! s.xmap)
     return gpufx_fail (report, GPUFX_ERROR_OUT_OF_MEMORY,
                        "out of memory for Sobel's buffers");
-  status = cpu_parallel_for (job, report,
-                             (job->dst_rect.height + SOBEL_BAND - 1)
-                               / SOBEL_BAND, 1, sobel_band, &s, 0.0, 1.0);
+  status = cpu_parallel_for (
+    job, report, (job->dst_rect.height + SOBEL_BAND - 1) / SOBEL_BAND, 1,
+    sobel_band, &s, 0.0, 1.0);
   free (s.xmap);
   return status;
 }

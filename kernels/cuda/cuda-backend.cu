@@ -21,7 +21,7 @@
 #include <string.h>
 
 #define CUDA_GAUSS_DIRECT_RADIUS GPUFX_CUDA_GAUSS_DIRECT_RADIUS
-#define CUDA_SLOTS 3
+#define CUDA_SLOTS               3
 
 CudaLimits gpufx_cuda_limits;
 
@@ -35,10 +35,10 @@ struct CudaSlot
 {
   cudaStream_t stream;
   cudaEvent_t  done;
-  bool         busy;       /* work issued, not yet collected */
-  int          band;       /* which band the slot holds      */
-  CudaBuffer   in, tmp, out, scratch;   /* device */
-  CudaBuffer   stage_in, stage_out;     /* pinned host */
+  bool         busy;                  /* work issued, not yet collected */
+  int          band;                  /* which band the slot holds      */
+  CudaBuffer   in, tmp, out, scratch; /* device */
+  CudaBuffer   stage_in, stage_out;   /* pinned host */
 };
 
 static pthread_mutex_t cuda_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -81,8 +81,9 @@ cuda_probe_locked (void)
     {
       snprintf (cuda_why, sizeof cuda_why,
                 "the NVIDIA driver is too old: it supports CUDA %d.%d, this "
-                "build needs %d.%d", driver / 1000, driver % 1000 / 10,
-                runtime / 1000, runtime % 1000 / 10);
+                "build needs %d.%d",
+                driver / 1000, driver % 1000 / 10, runtime / 1000,
+                runtime % 1000 / 10);
       return false;
     }
   err = cudaGetDeviceCount (&count);
@@ -96,8 +97,10 @@ cuda_probe_locked (void)
   if ((err = cudaGetDevice (&dev)) != cudaSuccess
       || (err = cudaGetDeviceProperties (&prop, dev)) != cudaSuccess)
     {
-      snprintf (cuda_why, sizeof cuda_why, "the CUDA device cannot be used: "
-                "%s", cudaGetErrorString (err));
+      snprintf (cuda_why, sizeof cuda_why,
+                "the CUDA device cannot be used: "
+                "%s",
+                cudaGetErrorString (err));
       cudaGetLastError ();
       return false;
     }
@@ -114,7 +117,7 @@ cuda_probe_locked (void)
     }
   if (cudaDeviceGetAttribute (&gpufx_cuda_limits.smem_optin,
                               cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)
-        != cudaSuccess)
+      != cudaSuccess)
     {
       cudaGetLastError ();
       gpufx_cuda_limits.smem_optin = (int) prop.sharedMemPerBlock;
@@ -241,7 +244,7 @@ cuda_grow (CudaBuffer *b, size_t bytes, bool pinned)
     cudaFree (b->p);
   b->p = NULL;
   b->bytes = 0;
-  bytes += bytes / 8;   /* a little room: previews change size slightly */
+  bytes += bytes / 8; /* a little room: previews change size slightly */
   err = pinned ? cudaHostAlloc (&b->p, bytes, cudaHostAllocDefault)
                : cudaMalloc (&b->p, bytes);
   if (err != cudaSuccess)
@@ -258,8 +261,8 @@ cuda_grow (CudaBuffer *b, size_t bytes, bool pinned)
 enum CudaMode
 {
   MODE_CONVOLVE,
-  MODE_SEPARABLE,   /* taps along rows, then columns */
-  MODE_GAUSSIAN,    /* per axis taps or cosines      */
+  MODE_SEPARABLE, /* taps along rows, then columns */
+  MODE_GAUSSIAN,  /* per axis taps or cosines      */
   MODE_SOBEL,
   MODE_KUWAHARA
 };
@@ -271,15 +274,15 @@ struct CudaJob
   CudaMode          mode;
   float             scale, offset;
   int               taps_first[2], n_taps[2];
-  GpufxGaussianPlan plan[2];   /* Gaussian: x, y */
+  GpufxGaussianPlan plan[2]; /* Gaussian: x, y */
   bool              staged_in, staged_out;
   int               band_h, n_bands;
-  int               in_x0, in_w;    /* input columns, every band */
+  int               in_x0, in_w; /* input columns, every band */
 };
 
 /* The CPU backend's rank-1 test, so both split the same matrices. */
-extern "C" bool cpu_matrix_separable (const float *m, int w, int h,
-                                      double *col, double *row);
+extern "C" bool
+cpu_matrix_separable (const float *m, int w, int h, double *col, double *row);
 
 static bool
 cuda_rank1 (const GpufxConvolveParams *c, float *u, float *v)
@@ -309,7 +312,7 @@ cuda_prepare (CudaJob *cj)
     case GPUFX_FILTER_CONVOLVE:
       {
         const GpufxConvolveParams *c = &f->convolve;
-        float u[GPUFX_MATRIX_MAX], v[GPUFX_MATRIX_MAX];
+        float                      u[GPUFX_MATRIX_MAX], v[GPUFX_MATRIX_MAX];
 
         cj->scale = (float) (1.0 / c->divisor);
         cj->offset = (float) c->offset;
@@ -321,7 +324,7 @@ cuda_prepare (CudaJob *cj)
             cj->n_taps[1] = c->height;
             cj->taps_first[1] = -(c->height / 2);
             if ((err = gpufx_cuda_line_taps_upload (0, v, c->width))
-                  == cudaSuccess)
+                == cudaSuccess)
               err = gpufx_cuda_line_taps_upload (1, u, c->height);
           }
         else
@@ -354,17 +357,13 @@ cuda_prepare (CudaJob *cj)
               err = gpufx_cuda_line_taps_upload (a, taps, cj->n_taps[a]);
             }
           else
-            return cudaErrorNotSupported;   /* no fit: the CPU reruns it */
+            return cudaErrorNotSupported; /* no fit: the CPU reruns it */
         }
       break;
 
-    case GPUFX_FILTER_SOBEL:
-      cj->mode = MODE_SOBEL;
-      break;
+    case GPUFX_FILTER_SOBEL: cj->mode = MODE_SOBEL; break;
 
-    case GPUFX_FILTER_KUWAHARA:
-      cj->mode = MODE_KUWAHARA;
-      break;
+    case GPUFX_FILTER_KUWAHARA: cj->mode = MODE_KUWAHARA; break;
     }
   return err;
 }
@@ -396,12 +395,11 @@ cuda_band_bytes (const CudaJob *cj, int band_h, int in_h)
   b.in = px * cj->in_w * in_h;
   b.out = px * w * band_h;
   b.tmp = cj->mode == MODE_SEPARABLE || cj->mode == MODE_GAUSSIAN
-          ? px * w * in_h : 0;
-  b.scratch = cj->mode == MODE_KUWAHARA
-              ? gpufx_cuda_kuwahara_scratch (w, band_h,
-                                             job->filter.kuwahara.radius,
-                                             in_h, job->channels)
-              : 0;
+            ? px * w * in_h
+            : 0;
+  b.scratch = cj->mode == MODE_KUWAHARA ? gpufx_cuda_kuwahara_scratch (
+                w, band_h, job->filter.kuwahara.radius, in_h, job->channels)
+                                        : 0;
   return b;
 }
 
@@ -455,7 +453,9 @@ cuda_is_pinned (const void *p)
 
 /* Filters one band already on the device. */
 static cudaError_t
-cuda_filter_band (const CudaJob *cj, CudaSlot *k, const CudaPlane &in,
+cuda_filter_band (const CudaJob   *cj,
+                  CudaSlot        *k,
+                  const CudaPlane &in,
                   const CudaPlane &out)
 {
   const GpufxFilter *f = &cj->job->filter;
@@ -481,9 +481,9 @@ cuda_filter_band (const CudaJob *cj, CudaSlot *k, const CudaPlane &in,
       err = gpufx_cuda_line_taps (g, 0, in, tmp, cj->n_taps[0],
                                   cj->taps_first[0], 1.0f, 0.0f, st);
       if (err == cudaSuccess)
-        err = gpufx_cuda_line_taps (g, 1, tmp, out, cj->n_taps[1],
-                                    cj->taps_first[1], cj->scale, cj->offset,
-                                    st);
+        err
+          = gpufx_cuda_line_taps (g, 1, tmp, out, cj->n_taps[1],
+                                  cj->taps_first[1], cj->scale, cj->offset, st);
       return err;
     case MODE_GAUSSIAN:
       for (int a = 0; a < 2; a++)
@@ -522,16 +522,15 @@ cuda_issue_band (const CudaJob *cj, CudaSlot *k, int b)
   const GpufxRect d = job->dst_rect, s = job->src_rect;
   const int       C = job->channels;
   int             y = d.y + b * cj->band_h;
-  int             h = d.y + d.height - y < cj->band_h ? d.y + d.height - y
-                                                      : cj->band_h;
-  GpufxRect       r = cuda_band_input (cj, y, h);
-  CudaBandBytes   bytes = cuda_band_bytes (cj, h, r.height);
-  size_t          row_in = sizeof (float) * C * cj->in_w;
-  size_t          row_out = sizeof (float) * C * d.width;
-  const float    *src = job->src + (ptrdiff_t) (r.y - s.y) * job->src_stride
-                        + (ptrdiff_t) (cj->in_x0 - s.x) * C;
-  CudaPlane       in, out;
-  cudaError_t     err;
+  int h = d.y + d.height - y < cj->band_h ? d.y + d.height - y : cj->band_h;
+  GpufxRect     r = cuda_band_input (cj, y, h);
+  CudaBandBytes bytes = cuda_band_bytes (cj, h, r.height);
+  size_t        row_in = sizeof (float) * C * cj->in_w;
+  size_t        row_out = sizeof (float) * C * d.width;
+  const float  *src = job->src + (ptrdiff_t) (r.y - s.y) * job->src_stride
+                     + (ptrdiff_t) (cj->in_x0 - s.x) * C;
+  CudaPlane   in, out;
+  cudaError_t err;
 
   if ((err = cuda_grow (&k->in, bytes.in, false)) != cudaSuccess
       || (err = cuda_grow (&k->out, bytes.out, false)) != cudaSuccess
@@ -540,8 +539,7 @@ cuda_issue_band (const CudaJob *cj, CudaSlot *k, int b)
       || (cj->staged_in
           && (err = cuda_grow (&k->stage_in, bytes.in, true)) != cudaSuccess)
       || (cj->staged_out
-          && (err = cuda_grow (&k->stage_out, bytes.out, true))
-               != cudaSuccess))
+          && (err = cuda_grow (&k->stage_out, bytes.out, true)) != cudaSuccess))
     return err;
 
   if (cj->staged_in)
@@ -554,8 +552,8 @@ cuda_issue_band (const CudaJob *cj, CudaSlot *k, int b)
     }
   else
     err = cudaMemcpy2DAsync (k->in.p, row_in, src,
-                             sizeof (float) * job->src_stride, row_in,
-                             r.height, cudaMemcpyHostToDevice, k->stream);
+                             sizeof (float) * job->src_stride, row_in, r.height,
+                             cudaMemcpyHostToDevice, k->stream);
   if (err != cudaSuccess)
     return err;
 
@@ -578,11 +576,10 @@ cuda_issue_band (const CudaJob *cj, CudaSlot *k, int b)
     err = cudaMemcpyAsync (k->stage_out.p, k->out.p, row_out * h,
                            cudaMemcpyDeviceToHost, k->stream);
   else
-    err = cudaMemcpy2DAsync (job->dst + (ptrdiff_t) (y - d.y)
-                                          * job->dst_stride,
-                             sizeof (float) * job->dst_stride, k->out.p,
-                             row_out, row_out, h, cudaMemcpyDeviceToHost,
-                             k->stream);
+    err
+      = cudaMemcpy2DAsync (job->dst + (ptrdiff_t) (y - d.y) * job->dst_stride,
+                           sizeof (float) * job->dst_stride, k->out.p, row_out,
+                           row_out, h, cudaMemcpyDeviceToHost, k->stream);
   if (err != cudaSuccess)
     return err;
   k->band = b;
@@ -637,7 +634,7 @@ cuda_fail_locked (cudaError_t err, const char *what, GpufxReport *report)
                 cudaGetErrorString (err));
     }
   else if (err == cudaErrorMemoryAllocation)
-    cuda_free_buffers ();   /* give the memory back; the next try regrows */
+    cuda_free_buffers (); /* give the memory back; the next try regrows */
   return gpufx_fail (report, GPUFX_ERROR_BACKEND_FAILED, "CUDA %s: %s", what,
                      cudaGetErrorString (err));
 }
@@ -667,9 +664,9 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
   if (err != cudaSuccess)
     {
       status = err == cudaErrorNotSupported
-               ? gpufx_fail (report, GPUFX_ERROR_BACKEND_FAILED,
-                             "CUDA has no plan for this Gaussian")
-               : cuda_fail_locked (err, "could not load the filter", report);
+                 ? gpufx_fail (report, GPUFX_ERROR_BACKEND_FAILED,
+                               "CUDA has no plan for this Gaussian")
+                 : cuda_fail_locked (err, "could not load the filter", report);
       goto out;
     }
 
@@ -693,13 +690,12 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
        * directions) and kernels overlap across the three slots; but keep
        * each band at least 8 times its halo, so that re-sending halo rows
        * costs little. */
-      cj.band_h = cuda_pick_band (&cj, budget < ((size_t) 24 << 20)
-                                       ? budget : (size_t) 24 << 20);
+      cj.band_h = cuda_pick_band (
+        &cj, budget < ((size_t) 24 << 20) ? budget : (size_t) 24 << 20);
       {
-        GpufxRect a = cuda_band_input (&cj, job->dst_rect.y
-                                            + job->dst_rect.height / 2,
-                                       cj.band_h);
-        int       halo = a.height - cj.band_h;
+        GpufxRect a = cuda_band_input (
+          &cj, job->dst_rect.y + job->dst_rect.height / 2, cj.band_h);
+        int halo = a.height - cj.band_h;
 
         if (cj.band_h < 8 * halo)
           {
@@ -728,16 +724,17 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
           next = b - CUDA_SLOTS + 1;
           if (! gpufx_job_progress (job, (double) next / cj.n_bands))
             {
-              status = gpufx_fail (report, GPUFX_ERROR_CANCELLED,
-                                   "cancelled");
+              status = gpufx_fail (report, GPUFX_ERROR_CANCELLED, "cancelled");
               break;
             }
         }
       if ((err = cuda_issue_band (&cj, k, b)) != cudaSuccess)
         {
-          status = cuda_fail_locked (err, err == cudaErrorMemoryAllocation
-                                            ? "ran out of GPU memory"
-                                            : "failed", report);
+          status = cuda_fail_locked (err,
+                                     err == cudaErrorMemoryAllocation
+                                       ? "ran out of GPU memory"
+                                       : "failed",
+                                     report);
           goto out;
         }
     }

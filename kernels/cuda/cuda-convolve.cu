@@ -17,15 +17,14 @@
  */
 #include "cuda-internal.h"
 
-#define CONV_PX   2       /* pixels per thread, 32 apart  */
-#define CONV_TW   (32 * CONV_PX)  /* outputs per block, across */
-#define CONV_RPT  8       /* rows per thread             */
-#define CONV_TY   4       /* thread rows per block, at most (blockDim.y) */
+#define CONV_PX  2              /* pixels per thread, 32 apart  */
+#define CONV_TW  (32 * CONV_PX) /* outputs per block, across */
+#define CONV_RPT 8              /* rows per thread             */
+#define CONV_TY  4 /* thread rows per block, at most (blockDim.y) */
 
 __constant__ float conv_matrix[GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX];
 
-template <int C>
-struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) ConvPix
+template <int C> struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) ConvPix
 {
   float v[C];
 };
@@ -36,26 +35,33 @@ struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) ConvPix
  * (through the matrix rows j = t - o), and each weight read feeds
  * CONV_PX pixels of C channels. */
 template <int C, int MW>
-__global__ void __launch_bounds__ (32 * CONV_TY)
-conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw_rt, int mh,
-             int chunk, float scale, float offset)
+__global__ void __launch_bounds__ (32 * CONV_TY) conv_kernel (CudaGeom  g,
+                                                              CudaPlane in,
+                                                              CudaPlane out,
+                                                              int       mw_rt,
+                                                              int       mh,
+                                                              int       chunk,
+                                                              float     scale,
+                                                              float     offset)
 {
   extern __shared__ float4 conv_smem4[];
-  const int mw = MW ? MW : mw_rt;
-  ConvPix<C> *tile = (ConvPix<C> *) conv_smem4;
-  float     *wsh;
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int tid = ty * 32 + tx;
-  const int nthreads = 32 * blockDim.y;
-  const int CONV_TH = CONV_RPT * blockDim.y;   /* output rows per block */
+  const int                mw = MW ? MW : mw_rt;
+  ConvPix<C>              *tile = (ConvPix<C> *) conv_smem4;
+  float                   *wsh;
+  const int                tx = threadIdx.x, ty = threadIdx.y;
+  const int                tid = ty * 32 + tx;
+  const int                nthreads = 32 * blockDim.y;
+  const int CONV_TH = CONV_RPT * blockDim.y; /* output rows per block */
   const int ox0 = blockIdx.x * CONV_TW, oy0 = blockIdx.y * CONV_TH;
   const int left = mw / 2, top = mh / 2;
   const int tw = CONV_TW + mw - 1;
   /* The input the band's valid outputs need; tile positions beyond it
    * feed only outputs that are not written, so they read its edge. */
-  const int need_x0 = out.x0 - left, need_x1 = out.x0 + out.w - 1 + (mw - 1 - left);
-  const int need_y0 = out.y0 - top, need_y1 = out.y0 + out.h - 1 + (mh - 1 - top);
-  float     acc[CONV_RPT][CONV_PX][C];
+  const int need_x0 = out.x0 - left,
+            need_x1 = out.x0 + out.w - 1 + (mw - 1 - left);
+  const int need_y0 = out.y0 - top,
+            need_y1 = out.y0 + out.h - 1 + (mh - 1 - top);
+  float acc[CONV_RPT][CONV_PX][C];
 
   wsh = (float *) (tile + (size_t) tw * (CONV_TH + chunk - 1));
 
@@ -76,19 +82,19 @@ conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw_rt, int mh,
         wsh[idx] = conv_matrix[j0 * mw + idx];
       for (int idx = tid; idx < tw * th; idx += nthreads)
         {
-          int        r = idx / tw, q = idx - r * tw;
-          int        x = min (out.x0 + ox0 - left + q, need_x1);
-          int        y = min (out.y0 + oy0 - top + j0 + r, need_y1);
-          int        xi = gpufx_border_index (max (x, need_x0), g.image_w, g.border);
-          int        yi = gpufx_border_index (max (y, need_y0), g.image_h, g.border);
+          int r = idx / tw, q = idx - r * tw;
+          int x = min (out.x0 + ox0 - left + q, need_x1);
+          int y = min (out.y0 + oy0 - top + j0 + r, need_y1);
+          int xi = gpufx_border_index (max (x, need_x0), g.image_w, g.border);
+          int yi = gpufx_border_index (max (y, need_y0), g.image_h, g.border);
           ConvPix<C> v;
 
           if (xi >= 0 && yi >= 0)
             /* A plain load: the read-only path (__ldg) measured 8% slower
              * here. */
             v = *(const ConvPix<C> *) (in.p
-                         + (ptrdiff_t) (yi - in.y0) * in.pitch
-                         + (ptrdiff_t) (xi - in.x0) * C);
+                                       + (ptrdiff_t) (yi - in.y0) * in.pitch
+                                       + (ptrdiff_t) (xi - in.x0) * C);
           else
 #pragma unroll
             for (int c = 0; c < C; c++)
@@ -103,7 +109,7 @@ conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw_rt, int mh,
           const ConvPix<C> *row = tile + (ty * CONV_RPT + t) * tw + tx;
           const float      *wrow = wsh + t * mw;
 
-#pragma unroll (MW ? MW : 4)
+#pragma unroll(MW ? MW : 4)
           for (int i = 0; i < mw; i++)
             {
               ConvPix<C> v[CONV_PX];
@@ -147,7 +153,8 @@ conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw_rt, int mh,
             for (int c = 0; c < C; c++)
               r.v[c] = acc[o][p][c] * scale + (c != g.alpha ? offset : 0.0f);
             *(ConvPix<C> *) (out.p + (ptrdiff_t) y * out.pitch
-                             + (ptrdiff_t) x * C) = r;
+                             + (ptrdiff_t) x * C)
+              = r;
           }
       }
 }
@@ -155,8 +162,8 @@ conv_kernel (CudaGeom g, CudaPlane in, CudaPlane out, int mw_rt, int mh,
 cudaError_t
 gpufx_cuda_convolve_upload (const float *matrix, int mw, int mh)
 {
-  return cudaMemcpyToSymbol (conv_matrix, matrix, sizeof (float) * mw * mh,
-                             0, cudaMemcpyHostToDevice);
+  return cudaMemcpyToSymbol (conv_matrix, matrix, sizeof (float) * mw * mh, 0,
+                             cudaMemcpyHostToDevice);
 }
 
 /* Shared memory for a block of ty thread rows and a chunk of matrix
@@ -169,8 +176,14 @@ conv_smem (size_t row_bytes, size_t wbytes, int ty, int chunk)
 
 template <int C, int MW>
 static cudaError_t
-conv_launch (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out,
-             int mw, int mh, float scale, float offset, cudaStream_t stream)
+conv_launch (const CudaGeom  &g,
+             const CudaPlane &in,
+             const CudaPlane &out,
+             int              mw,
+             int              mh,
+             float            scale,
+             float            offset,
+             cudaStream_t     stream)
 {
   const int   tw = CONV_TW + mw - 1;
   size_t      budget = gpufx_cuda_limits.smem;
@@ -201,41 +214,60 @@ conv_launch (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out,
   dim3 block (32, ty);
 
   if (smem > 48 * 1024
-      && (err = cudaFuncSetAttribute (conv_kernel<C, MW>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int) smem)) != cudaSuccess)
+      && (err = cudaFuncSetAttribute (
+            conv_kernel<C, MW>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) smem))
+           != cudaSuccess)
     return err;
-  conv_kernel<C, MW><<<grid, block, smem, stream>>> (g, in, out, mw, mh,
-                                                     chunk, scale, offset);
+  conv_kernel<C, MW><<<grid, block, smem, stream> > > (g, in, out, mw, mh,
+                                                       chunk, scale, offset);
   return cudaGetLastError ();
 }
 
 template <int C>
 static cudaError_t
-conv_launch_w (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out,
-               int mw, int mh, float scale, float offset, cudaStream_t stream)
+conv_launch_w (const CudaGeom  &g,
+               const CudaPlane &in,
+               const CudaPlane &out,
+               int              mw,
+               int              mh,
+               float            scale,
+               float            offset,
+               cudaStream_t     stream)
 {
   switch (mw)
     {
-    case 3: return conv_launch<C, 3> (g, in, out, mw, mh, scale, offset, stream);
-    case 5: return conv_launch<C, 5> (g, in, out, mw, mh, scale, offset, stream);
-    case 7: return conv_launch<C, 7> (g, in, out, mw, mh, scale, offset, stream);
-    case 9: return conv_launch<C, 9> (g, in, out, mw, mh, scale, offset, stream);
-    case 13: return conv_launch<C, 13> (g, in, out, mw, mh, scale, offset, stream);
-    default: return conv_launch<C, 0> (g, in, out, mw, mh, scale, offset, stream);
+    case 3:
+      return conv_launch<C, 3> (g, in, out, mw, mh, scale, offset, stream);
+    case 5:
+      return conv_launch<C, 5> (g, in, out, mw, mh, scale, offset, stream);
+    case 7:
+      return conv_launch<C, 7> (g, in, out, mw, mh, scale, offset, stream);
+    case 9:
+      return conv_launch<C, 9> (g, in, out, mw, mh, scale, offset, stream);
+    case 13:
+      return conv_launch<C, 13> (g, in, out, mw, mh, scale, offset, stream);
+    default:
+      return conv_launch<C, 0> (g, in, out, mw, mh, scale, offset, stream);
     }
 }
 
 cudaError_t
-gpufx_cuda_convolve (const CudaGeom &g, const CudaPlane &in,
-                     const CudaPlane &out, int mw, int mh, float scale,
-                     float offset, cudaStream_t stream)
+gpufx_cuda_convolve (const CudaGeom  &g,
+                     const CudaPlane &in,
+                     const CudaPlane &out,
+                     int              mw,
+                     int              mh,
+                     float            scale,
+                     float            offset,
+                     cudaStream_t     stream)
 {
   switch (g.channels)
     {
     case 1: return conv_launch_w<1> (g, in, out, mw, mh, scale, offset, stream);
     case 2: return conv_launch_w<2> (g, in, out, mw, mh, scale, offset, stream);
     case 3: return conv_launch_w<3> (g, in, out, mw, mh, scale, offset, stream);
-    default: return conv_launch_w<4> (g, in, out, mw, mh, scale, offset, stream);
+    default:
+      return conv_launch_w<4> (g, in, out, mw, mh, scale, offset, stream);
     }
 }

@@ -53,9 +53,9 @@ struct CudaScratch
 
 struct CudaLimits
 {
-  int    smem_optin;     /* the device's opt-in maximum per block */
-  int    smem;           /* the budget launchers use (<= smem_optin) */
-  int    sm_count;
+  int smem_optin; /* the device's opt-in maximum per block */
+  int smem;       /* the budget launchers use (<= smem_optin) */
+  int sm_count;
 };
 
 extern CudaLimits gpufx_cuda_limits;
@@ -71,43 +71,60 @@ extern CudaLimits gpufx_cuda_limits;
  * bound up to here); beyond it, the sum of cosines, whose cost does not
  * grow with sigma but is double-precision bound. */
 #define GPUFX_CUDA_GAUSS_DIRECT_RADIUS 63
-cudaError_t gpufx_cuda_line_taps_upload (int axis, const float *taps,
-                                         int n_taps);
-cudaError_t gpufx_cuda_line_taps (const CudaGeom &g, int axis,
-                                  const CudaPlane &in, const CudaPlane &out,
-                                  int n_taps, int first,
-                                  float scale, float offset,
-                                  cudaStream_t stream);
+cudaError_t
+gpufx_cuda_line_taps_upload (int axis, const float *taps, int n_taps);
+cudaError_t gpufx_cuda_line_taps (const CudaGeom  &g,
+                                  int              axis,
+                                  const CudaPlane &in,
+                                  const CudaPlane &out,
+                                  int              n_taps,
+                                  int              first,
+                                  float            scale,
+                                  float            offset,
+                                  cudaStream_t     stream);
 
 /* Sum-of-cosines Gaussian along one axis (see gaussian-plan.h). */
-cudaError_t gpufx_cuda_line_cosines_upload (int axis,
+cudaError_t gpufx_cuda_line_cosines_upload (int                      axis,
                                             const GpufxGaussianPlan *plan);
-cudaError_t gpufx_cuda_line_cosines (const CudaGeom &g, int axis,
+cudaError_t gpufx_cuda_line_cosines (const CudaGeom  &g,
+                                     int              axis,
                                      const CudaPlane &in,
-                                     const CudaPlane &out, int radius,
-                                     int n_terms, cudaStream_t stream);
+                                     const CudaPlane &out,
+                                     int              radius,
+                                     int              n_terms,
+                                     cudaStream_t     stream);
 
 /* Uploads (synchronous, once per job, before any band runs) put
  * weights in constant memory for the launches that follow. */
 
 /* 2-D convolution with a full matrix. */
 cudaError_t gpufx_cuda_convolve_upload (const float *matrix, int mw, int mh);
-cudaError_t gpufx_cuda_convolve (const CudaGeom &g, const CudaPlane &in,
-                                 const CudaPlane &out, int mw, int mh,
-                                 float scale, float offset,
-                                 cudaStream_t stream);
+cudaError_t gpufx_cuda_convolve (const CudaGeom  &g,
+                                 const CudaPlane &in,
+                                 const CudaPlane &out,
+                                 int              mw,
+                                 int              mh,
+                                 float            scale,
+                                 float            offset,
+                                 cudaStream_t     stream);
 
-cudaError_t gpufx_cuda_sobel (const CudaGeom &g, const CudaPlane &in,
+cudaError_t gpufx_cuda_sobel (const CudaGeom  &g,
+                              const CudaPlane &in,
                               const CudaPlane &out,
-                              bool horizontal, bool vertical, bool keep_sign,
-                              cudaStream_t stream);
+                              bool             horizontal,
+                              bool             vertical,
+                              bool             keep_sign,
+                              cudaStream_t     stream);
 
 /* Kuwahara: scratch bytes needed for an output of w x h, and the run. */
-size_t      gpufx_cuda_kuwahara_scratch (int w, int h, int radius,
-                                         int in_h, int channels);
-cudaError_t gpufx_cuda_kuwahara (const CudaGeom &g, const CudaPlane &in,
-                                 const CudaPlane &out, int radius,
-                                 CudaScratch scratch, cudaStream_t stream);
+size_t
+gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels);
+cudaError_t gpufx_cuda_kuwahara (const CudaGeom  &g,
+                                 const CudaPlane &in,
+                                 const CudaPlane &out,
+                                 int              radius,
+                                 CudaScratch      scratch,
+                                 cudaStream_t     stream);
 
 /* One pixel of C floats through the read-only path, one vector load where
  * C is 4 or 2 (p must then be aligned to the pixel). */
@@ -119,13 +136,17 @@ gpufx_cuda_ldg_pixel (const float *p, float *v)
     {
       float4 f = __ldg ((const float4 *) p);
 
-      v[0] = f.x; v[1 % C] = f.y; v[2 % C] = f.z; v[3 % C] = f.w;
+      v[0] = f.x;
+      v[1 % C] = f.y;
+      v[2 % C] = f.z;
+      v[3 % C] = f.w;
     }
   else if (C == 2)
     {
       float2 f = __ldg ((const float2 *) p);
 
-      v[0] = f.x; v[1 % C] = f.y;
+      v[0] = f.x;
+      v[1 % C] = f.y;
     }
   else
     for (int c = 0; c < C; c++)

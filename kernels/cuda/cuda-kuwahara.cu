@@ -33,21 +33,27 @@ kuwa_value (const float *v, int alpha)
         m = n ? fmaxf (m, v[c]) : v[c];
         n++;
       }
-  return n ? m : v[0];   /* alpha only: V is alpha, as on the CPU */
+  return n ? m : v[0]; /* alpha only: V is alpha, as on the CPU */
 }
 
 /* H(x, y) = sum_{i=0..r} q(x + i, y) for x in [hx0, hx0 + hw), rows
  * [hy0, hy0 + hh).  One thread per row segment. */
 template <int C>
 __global__ void
-kuwa_rows (CudaGeom g, CudaPlane in, float *h, int hx0, int hy0, int hw,
-           int hh, int r)
+kuwa_rows (CudaGeom  g,
+           CudaPlane in,
+           float    *h,
+           int       hx0,
+           int       hy0,
+           int       hw,
+           int       hh,
+           int       r)
 {
-  const int NS = C + 2;
-  const int n_segs = (hw + KUWA_SEG - 1) / KUWA_SEG;
-  long      t = (long) blockIdx.x * blockDim.x + threadIdx.x;
-  int       row, seg, x0, x1, yi;
-  double    s[NS];
+  const int    NS = C + 2;
+  const int    n_segs = (hw + KUWA_SEG - 1) / KUWA_SEG;
+  long         t = (long) blockIdx.x * blockDim.x + threadIdx.x;
+  int          row, seg, x0, x1, yi;
+  double       s[NS];
   const float *line;
 
   if (t >= (long) hh * n_segs)
@@ -133,13 +139,13 @@ template <int C>
 __global__ void
 kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
 {
-  const int NS = C + 2;
-  int       x = blockIdx.x * blockDim.x + threadIdx.x;
-  int       y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int    NS = C + 2;
+  int          x = blockIdx.x * blockDim.x + threadIdx.x;
+  int          y = blockIdx.y * blockDim.y + threadIdx.y;
   const double inv_n = 1.0 / ((double) (r + 1) * (r + 1));
   const float *q[4];
   const float *w;
-  double    best = INFINITY;
+  double       best = INFINITY;
 
   if (x >= out.w || y >= out.h)
     return;
@@ -179,7 +185,7 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
  * double) of both sets gives every (r+1)-wide box as a difference, so the
  * cost per output does not grow with r.  The pick uses the CPU's exact
  * tie rule on double sums. */
-#define KUWA_FT        256
+#define KUWA_FT          256
 #define KUWA_FUSED_MAX_R 30
 
 template <int C>
@@ -193,7 +199,8 @@ kuwa_px (const CudaGeom &g, const CudaPlane &in, int xi, int y, double *v)
   if (xi >= 0 && yi >= 0)
     {
       gpufx_cuda_ldg_pixel<C> (in.p + (ptrdiff_t) (yi - in.y0) * in.pitch
-                               + (ptrdiff_t) (xi - in.x0) * C, p);
+                                 + (ptrdiff_t) (xi - in.x0) * C,
+                               p);
     }
   else
 #pragma unroll
@@ -208,23 +215,24 @@ kuwa_px (const CudaGeom &g, const CudaPlane &in, int xi, int y, double *v)
 }
 
 template <int C>
-__global__ void __launch_bounds__ (KUWA_FT)
-kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
+__global__ void
+__launch_bounds__ (KUWA_FT)
+  kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
 {
-  const int NS = C + 2;
-  __shared__ double pre[2][NS][KUWA_FT];   /* [set][k][col] */
+  const int         NS = C + 2;
+  __shared__ double pre[2][NS][KUWA_FT]; /* [set][k][col] */
   __shared__ double wsum[2 * NS][KUWA_FT / 32];
-  const int q = threadIdx.x, lane = q & 31, warp = q >> 5;
-  const int tw = KUWA_FT - 2 * r;                 /* outputs per block */
-  const int ox = blockIdx.x * tw;                 /* first output column */
-  const int y_begin = blockIdx.y * seg_h;
-  const int y_end = min (y_begin + seg_h, out.h);
-  const int need_x0 = out.x0 - r, need_x1 = out.x0 + out.w - 1 + r;
-  const int need_y1 = out.y0 + out.h - 1 + r;
-  const int ix = min (out.x0 + ox - r + q, need_x1);
-  const int xi = gpufx_border_index (max (ix, need_x0), g.image_w, g.border);
+  const int         q = threadIdx.x, lane = q & 31, warp = q >> 5;
+  const int         tw = KUWA_FT - 2 * r; /* outputs per block */
+  const int         ox = blockIdx.x * tw; /* first output column */
+  const int         y_begin = blockIdx.y * seg_h;
+  const int         y_end = min (y_begin + seg_h, out.h);
+  const int         need_x0 = out.x0 - r, need_x1 = out.x0 + out.w - 1 + r;
+  const int         need_y1 = out.y0 + out.h - 1 + r;
+  const int         ix = min (out.x0 + ox - r + q, need_x1);
+  const int    xi = gpufx_border_index (max (ix, need_x0), g.image_w, g.border);
   const double inv_n = 1.0 / ((double) (r + 1) * (r + 1));
-  double    a[NS], b[NS], v[NS];
+  double       a[NS], b[NS], v[NS];
 
 #pragma unroll
   for (int k = 0; k < NS; k++)
@@ -328,11 +336,11 @@ kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
             {
               const int set = i >> 1, h = lo[i & 1];
               double    s1 = pre[set][NS - 2][h + r + 1]
-                             - (h >= 0 ? pre[set][NS - 2][h] : 0.0);
-              double    s2 = pre[set][NS - 1][h + r + 1]
-                             - (h >= 0 ? pre[set][NS - 1][h] : 0.0);
-              double    mean = s1 * inv_n, ev2 = s2 * inv_n;
-              double    var = ev2 - mean * mean;
+                          - (h >= 0 ? pre[set][NS - 2][h] : 0.0);
+              double s2 = pre[set][NS - 1][h + r + 1]
+                          - (h >= 0 ? pre[set][NS - 1][h] : 0.0);
+              double mean = s1 * inv_n, ev2 = s2 * inv_n;
+              double var = ev2 - mean * mean;
 
               if (i == 0 || var < best_var - 1e-11 * fabs (best_ev2))
                 {
@@ -342,8 +350,8 @@ kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
                 }
             }
           const int set = best >> 1, h = lo[best & 1];
-          float    *d = out.p + (ptrdiff_t) yy * out.pitch
-                        + (ptrdiff_t) (ox + q) * C;
+          float    *d
+            = out.p + (ptrdiff_t) yy * out.pitch + (ptrdiff_t) (ox + q) * C;
 
 #pragma unroll
           for (int c = 0; c < C; c++)
@@ -351,7 +359,7 @@ kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
                              - (h >= 0 ? pre[set][c][h] : 0.0))
                             * inv_n);
         }
-      __syncthreads ();   /* pre and wsum are rewritten next row */
+      __syncthreads (); /* pre and wsum are rewritten next row */
     }
 }
 
@@ -363,15 +371,19 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
 
   (void) in_h;
   if (radius <= KUWA_FUSED_MAX_R)
-    return 0;   /* the fused pass needs no scratch */
+    return 0; /* the fused pass needs no scratch */
   return sizeof (float) * ns * hw
          * ((size_t) h + 2 * radius + (size_t) h + radius);
 }
 
 template <int C>
 static cudaError_t
-kuwa_launch (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out,
-             int r, CudaScratch scratch, cudaStream_t stream)
+kuwa_launch (const CudaGeom  &g,
+             const CudaPlane &in,
+             const CudaPlane &out,
+             int              r,
+             CudaScratch      scratch,
+             cudaStream_t     stream)
 {
   if (r <= KUWA_FUSED_MAX_R)
     {
@@ -380,7 +392,7 @@ kuwa_launch (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out,
       dim3 grid (gpufx_cuda_div_up (out.w, KUWA_FT - 2 * r),
                  gpufx_cuda_div_up (out.h, seg_h));
 
-      kuwa_fused<C><<<grid, KUWA_FT, 0, stream>>> (g, in, out, r, seg_h);
+      kuwa_fused<C><<<grid, KUWA_FT, 0, stream> > > (g, in, out, r, seg_h);
       return cudaGetLastError ();
     }
 
@@ -393,21 +405,24 @@ kuwa_launch (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out,
   if (gpufx_cuda_kuwahara_scratch (out.w, out.h, r, 0, C) > scratch.bytes)
     return cudaErrorInvalidValue;
   n = (long) hh * ((hw + KUWA_SEG - 1) / KUWA_SEG);
-  kuwa_rows<C><<<gpufx_cuda_div_up (n, 128), 128, 0, stream>>> (
+  kuwa_rows<C><<<gpufx_cuda_div_up (n, 128), 128, 0, stream> > > (
     g, in, hbuf, out.x0 - r, out.y0 - r, hw, hh, r);
   n = (long) hw * NS * ((bh + KUWA_SEG - 1) / KUWA_SEG);
-  kuwa_cols<<<gpufx_cuda_div_up (n, 256), 256, 0, stream>>> (
-    hbuf, bbuf, hw * NS, bh, r);
+  kuwa_cols<<<gpufx_cuda_div_up (n, 256), 256, 0, stream> > > (hbuf, bbuf,
+                                                               hw * NS, bh, r);
   dim3 block (32, 8);
   dim3 grid (gpufx_cuda_div_up (out.w, 32), gpufx_cuda_div_up (out.h, 8));
-  kuwa_pick<C><<<grid, block, 0, stream>>> (g, bbuf, hw, out, r);
+  kuwa_pick<C><<<grid, block, 0, stream> > > (g, bbuf, hw, out, r);
   return cudaGetLastError ();
 }
 
 cudaError_t
-gpufx_cuda_kuwahara (const CudaGeom &g, const CudaPlane &in,
-                     const CudaPlane &out, int radius, CudaScratch scratch,
-                     cudaStream_t stream)
+gpufx_cuda_kuwahara (const CudaGeom  &g,
+                     const CudaPlane &in,
+                     const CudaPlane &out,
+                     int              radius,
+                     CudaScratch      scratch,
+                     cudaStream_t     stream)
 {
   switch (g.channels)
     {

@@ -32,8 +32,14 @@ __constant__ LinesCosines lines_cos[2];
 /* The element at position pos of a line (border mapped along the axis),
  * or 0 outside under the zero rule. */
 __device__ __forceinline__ float
-lines_read (const CudaPlane &in, int axis, int n, int border, int line_coord,
-            int pos, int c, int channels)
+lines_read (const CudaPlane &in,
+            int              axis,
+            int              n,
+            int              border,
+            int              line_coord,
+            int              pos,
+            int              c,
+            int              channels)
 {
   int i = gpufx_border_index (pos, n, border);
 
@@ -47,8 +53,7 @@ lines_read (const CudaPlane &in, int axis, int n, int border, int line_coord,
 }
 
 /* A pixel of C floats, aligned so that C = 4 loads as one float4. */
-template <int C>
-struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) LinesPix
+template <int C> struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) LinesPix
 {
   float v[C];
 };
@@ -61,7 +66,7 @@ struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) LinesPix
  * RT_P * C FMAs. */
 #define RT_P    8
 #define RT_TX   64
-#define RT_TY   4       /* rows per block, at most (blockDim.y) */
+#define RT_TY   4 /* rows per block, at most (blockDim.y) */
 #define RT_TILE (RT_P * RT_TX)
 
 static __host__ __device__ __forceinline__ int
@@ -73,13 +78,19 @@ rt_tile_len (int n_taps)
 }
 
 template <int C>
-__global__ void __launch_bounds__ (RT_TX * RT_TY)
-taps_rows_kernel (CudaGeom g, int slot, CudaPlane in, CudaPlane out,
-                  int n_taps, int first, float scale, float offset)
+__global__ void
+__launch_bounds__ (RT_TX *RT_TY) taps_rows_kernel (CudaGeom  g,
+                                                   int       slot,
+                                                   CudaPlane in,
+                                                   CudaPlane out,
+                                                   int       n_taps,
+                                                   int       first,
+                                                   float     scale,
+                                                   float     offset)
 {
   extern __shared__ float4 rt_smem[];
-  const int    tx = threadIdx.x, ty = threadIdx.y;
-  const int    len = RT_TILE + n_taps - 1;
+  const int                tx = threadIdx.x, ty = threadIdx.y;
+  const int                len = RT_TILE + n_taps - 1;
   LinesPix<C> *s = (LinesPix<C> *) rt_smem + ty * rt_tile_len (n_taps);
   const int    y = blockIdx.y * blockDim.y + ty;
   const int    ox0 = blockIdx.x * RT_TILE;
@@ -117,9 +128,9 @@ taps_rows_kernel (CudaGeom g, int slot, CudaPlane in, CudaPlane out,
 
   /* Tile pixel tx * RT_P + m sits at sb + m + m / RT_P. */
   const LinesPix<C> *sb = s + tx * (RT_P + 1);
-  float       acc[RT_P][C];
-  LinesPix<C> win[2 * RT_P - 1];
-  int         k = 0;
+  float              acc[RT_P][C];
+  LinesPix<C>        win[2 * RT_P - 1];
+  int                k = 0;
 
 #pragma unroll
   for (int o = 0; o < RT_P; o++)
@@ -197,26 +208,51 @@ taps_rows_kernel (CudaGeom g, int slot, CudaPlane in, CudaPlane out,
 #define CT_P  8
 
 template <int V> struct LinesVec;
-template <> struct LinesVec<1> { typedef float T; };
-template <> struct LinesVec<4> { typedef float4 T; };
+template <> struct LinesVec<1>
+{
+  typedef float T;
+};
+template <> struct LinesVec<4>
+{
+  typedef float4 T;
+};
 
-__device__ __forceinline__ float  lv_get (const float &v, int)
-{ return v; }
-__device__ __forceinline__ float  lv_get (const float4 &v, int i)
-{ return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w; }
-__device__ __forceinline__ void   lv_zero (float &v) { v = 0.0f; }
-__device__ __forceinline__ void   lv_zero (float4 &v)
-{ v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f); }
+__device__ __forceinline__ float
+lv_get (const float &v, int)
+{
+  return v;
+}
+__device__ __forceinline__ float
+lv_get (const float4 &v, int i)
+{
+  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+__device__ __forceinline__ void
+lv_zero (float &v)
+{
+  v = 0.0f;
+}
+__device__ __forceinline__ void
+lv_zero (float4 &v)
+{
+  v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+}
 
 template <int V>
-__global__ void __launch_bounds__ (CT_TX * CT_TY)
-taps_cols_kernel (CudaGeom g, int slot, CudaPlane in, CudaPlane out,
-                  int n_taps, int first, float scale, float offset)
+__global__ void
+__launch_bounds__ (CT_TX *CT_TY) taps_cols_kernel (CudaGeom  g,
+                                                   int       slot,
+                                                   CudaPlane in,
+                                                   CudaPlane out,
+                                                   int       n_taps,
+                                                   int       first,
+                                                   float     scale,
+                                                   float     offset)
 {
   typedef typename LinesVec<V>::T Vec;
-  const int    C = g.channels;
-  const int    row_len = out.w * C;
-  const int    e0 = (blockIdx.x * CT_TX + threadIdx.x) * V;
+  const int                       C = g.channels;
+  const int                       row_len = out.w * C;
+  const int                       e0 = (blockIdx.x * CT_TX + threadIdx.x) * V;
   const int    y0 = (blockIdx.y * CT_TY + threadIdx.y) * CT_P;
   const float *taps = lines_taps[slot];
 
@@ -318,9 +354,14 @@ gpufx_cuda_line_taps_upload (int axis, const float *taps, int n_taps)
 
 template <int C>
 static cudaError_t
-taps_rows_launch (const CudaGeom &g, const CudaPlane &in,
-                  const CudaPlane &out, int n_taps, int first, float scale,
-                  float offset, cudaStream_t stream)
+taps_rows_launch (const CudaGeom  &g,
+                  const CudaPlane &in,
+                  const CudaPlane &out,
+                  int              n_taps,
+                  int              first,
+                  float            scale,
+                  float            offset,
+                  cudaStream_t     stream)
 {
   size_t      row = sizeof (LinesPix<C>) * rt_tile_len (n_taps);
   int         ty = RT_TY;
@@ -333,55 +374,67 @@ taps_rows_launch (const CudaGeom &g, const CudaPlane &in,
   if (row * ty > (size_t) gpufx_cuda_limits.smem)
     return cudaErrorInvalidConfiguration;
 
-  size_t      smem = row * ty;
-  dim3        grid (gpufx_cuda_div_up (out.w, RT_TILE),
-                    gpufx_cuda_div_up (out.h, ty));
-  dim3        block (RT_TX, ty);
+  size_t smem = row * ty;
+  dim3 grid (gpufx_cuda_div_up (out.w, RT_TILE), gpufx_cuda_div_up (out.h, ty));
+  dim3 block (RT_TX, ty);
 
   if (smem > 48 * 1024
-      && (err = cudaFuncSetAttribute (taps_rows_kernel<C>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int) smem)) != cudaSuccess)
+      && (err = cudaFuncSetAttribute (
+            taps_rows_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+            (int) smem))
+           != cudaSuccess)
     return err;
-  taps_rows_kernel<C><<<grid, block, smem, stream>>> (g, 0, in, out, n_taps,
-                                                      first, scale, offset);
+  taps_rows_kernel<C><<<grid, block, smem, stream> > > (g, 0, in, out, n_taps,
+                                                        first, scale, offset);
   return cudaGetLastError ();
 }
 
 cudaError_t
-gpufx_cuda_line_taps (const CudaGeom &g, int axis, const CudaPlane &in,
-                      const CudaPlane &out, int n_taps,
-                      int first, float scale, float offset,
-                      cudaStream_t stream)
+gpufx_cuda_line_taps (const CudaGeom  &g,
+                      int              axis,
+                      const CudaPlane &in,
+                      const CudaPlane &out,
+                      int              n_taps,
+                      int              first,
+                      float            scale,
+                      float            offset,
+                      cudaStream_t     stream)
 {
   if (n_taps < 1 || n_taps > LINES_MAX_TAPS)
     return cudaErrorInvalidValue;
   if (axis == 0)
     switch (g.channels)
       {
-      case 1: return taps_rows_launch<1> (g, in, out, n_taps, first, scale, offset, stream);
-      case 2: return taps_rows_launch<2> (g, in, out, n_taps, first, scale, offset, stream);
-      case 3: return taps_rows_launch<3> (g, in, out, n_taps, first, scale, offset, stream);
-      default: return taps_rows_launch<4> (g, in, out, n_taps, first, scale, offset, stream);
+      case 1:
+        return taps_rows_launch<1> (g, in, out, n_taps, first, scale, offset,
+                                    stream);
+      case 2:
+        return taps_rows_launch<2> (g, in, out, n_taps, first, scale, offset,
+                                    stream);
+      case 3:
+        return taps_rows_launch<3> (g, in, out, n_taps, first, scale, offset,
+                                    stream);
+      default:
+        return taps_rows_launch<4> (g, in, out, n_taps, first, scale, offset,
+                                    stream);
       }
 
   const int  row_len = out.w * g.channels;
-  const bool vec = row_len % 4 == 0 && in.pitch % 4 == 0
-                   && out.pitch % 4 == 0
+  const bool vec = row_len % 4 == 0 && in.pitch % 4 == 0 && out.pitch % 4 == 0
                    && ((out.x0 - in.x0) * g.channels) % 4 == 0
                    && ((uintptr_t) in.p & 15) == 0
                    && ((uintptr_t) out.p & 15) == 0;
-  const int  V = vec ? 4 : 1;
-  dim3       grid (gpufx_cuda_div_up (row_len, CT_TX * V),
-                   gpufx_cuda_div_up (out.h, CT_TY * CT_P));
-  dim3       block (CT_TX, CT_TY);
+  const int V = vec ? 4 : 1;
+  dim3      grid (gpufx_cuda_div_up (row_len, CT_TX * V),
+                  gpufx_cuda_div_up (out.h, CT_TY * CT_P));
+  dim3      block (CT_TX, CT_TY);
 
   if (vec)
-    taps_cols_kernel<4><<<grid, block, 0, stream>>> (g, 1, in, out, n_taps,
-                                                     first, scale, offset);
+    taps_cols_kernel<4><<<grid, block, 0, stream> > > (g, 1, in, out, n_taps,
+                                                       first, scale, offset);
   else
-    taps_cols_kernel<1><<<grid, block, 0, stream>>> (g, 1, in, out, n_taps,
-                                                     first, scale, offset);
+    taps_cols_kernel<1><<<grid, block, 0, stream> > > (g, 1, in, out, n_taps,
+                                                       first, scale, offset);
   return cudaGetLastError ();
 }
 
@@ -413,37 +466,38 @@ lines_phase (int m, long long q, int L, double *c, double *s)
 
 #define COS_LANES 32
 #define COS_U     4
-#define COS_NCH   8     /* chunks per line, at most (blockDim.y) */
+#define COS_NCH   8 /* chunks per line, at most (blockDim.y) */
 
 /* AXIS is a template argument so that the plan's constants are read
  * with fixed constant-bank addresses (operands of the DFMAs) instead of
  * one indexed constant load each. */
 template <int NT, int AXIS>
-__global__ void __launch_bounds__ (COS_LANES * COS_NCH, NT <= 8 ? 2 : 1)
-lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
+__global__ void
+__launch_bounds__ (COS_LANES *COS_NCH, NT <= 8 ? 2 : 1)
+  lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
 {
-  const int axis = AXIS, slot = AXIS;
+  const int                 axis = AXIS, slot = AXIS;
   extern __shared__ double2 cos_smem[];
-  const LinesCosines &k = lines_cos[slot];
-  const int C = g.channels;
-  const int lane = threadIdx.x, t = threadIdx.y, NCH = blockDim.y;
-  const int n_lines = (axis == 0 ? out.h : out.w) * C;
-  const int len = axis == 0 ? out.w : out.h;
-  const int n = axis == 0 ? g.image_w : g.image_h;
-  const int r = k.radius, L = k.period, nt = k.n_terms;
-  const int l = blockIdx.x * COS_LANES + lane;
+  const LinesCosines       &k = lines_cos[slot];
+  const int                 C = g.channels;
+  const int  lane = threadIdx.x, t = threadIdx.y, NCH = blockDim.y;
+  const int  n_lines = (axis == 0 ? out.h : out.w) * C;
+  const int  len = axis == 0 ? out.w : out.h;
+  const int  n = axis == 0 ? g.image_w : g.image_h;
+  const int  r = k.radius, L = k.period, nt = k.n_terms;
+  const int  l = blockIdx.x * COS_LANES + lane;
   const bool active = l < n_lines;
-  const int c = l % C, lidx = l / C;
-  const int line = axis == 0 ? out.y0 + lidx : out.x0 + lidx;
-  const int o0 = axis == 0 ? out.x0 : out.y0;
-  const int p0 = o0 - r;
-  const int np = len + 2 * r;
-  const int S = (np + NCH) / NCH;          /* NCH * S > np */
-  const int a = (2 * r + 1) / S, b = (2 * r + 1) % S;
-  const int j0 = t * S;
-  double2  *sA = cos_smem;
-  double2  *sB = cos_smem + NCH * nt * COS_LANES;
-  double    hre[NT], him[NT], bre[NT], bim[NT];
+  const int  c = l % C, lidx = l / C;
+  const int  line = axis == 0 ? out.y0 + lidx : out.x0 + lidx;
+  const int  o0 = axis == 0 ? out.x0 : out.y0;
+  const int  p0 = o0 - r;
+  const int  np = len + 2 * r;
+  const int  S = (np + NCH) / NCH; /* NCH * S > np */
+  const int  a = (2 * r + 1) / S, b = (2 * r + 1) % S;
+  const int  j0 = t * S;
+  double2   *sA = cos_smem;
+  double2   *sB = cos_smem + NCH * nt * COS_LANES;
+  double     hre[NT], him[NT], bre[NT], bim[NT];
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
@@ -461,10 +515,9 @@ lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
         {
           int j = j0 + jj0 + u;
 
-          xs[u] = active && jj0 + u < S && j < np
-                  ? (double) lines_read (in, axis, n, g.border, line, p0 + j,
-                                         c, C)
-                  : 0.0;
+          xs[u] = active && jj0 + u < S && j < np ? (double) lines_read (
+                    in, axis, n, g.border, line, p0 + j, c, C)
+                                                  : 0.0;
         }
 #pragma unroll
       for (int u = 0; u < COS_U; u++)
@@ -569,8 +622,7 @@ lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
           if (p + 1 < p_end)
             {
               xo[u] = lines_read (in, axis, n, g.border, line, p - r, c, C);
-              xn[u] = lines_read (in, axis, n, g.border, line, p + r + 1, c,
-                                  C);
+              xn[u] = lines_read (in, axis, n, g.border, line, p + r + 1, c, C);
             }
           else
             xo[u] = xn[u] = 0.0;
@@ -633,8 +685,11 @@ gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
 
 template <int NT, int AXIS>
 static cudaError_t
-cosines_launch (const CudaGeom &g, const CudaPlane &in,
-                const CudaPlane &out, int n_terms, cudaStream_t stream)
+cosines_launch (const CudaGeom  &g,
+                const CudaPlane &in,
+                const CudaPlane &out,
+                int              n_terms,
+                cudaStream_t     stream)
 {
   const int    n_lines = (AXIS == 0 ? out.h : out.w) * g.channels;
   const size_t per_chunk = 2 * sizeof (double2) * n_terms * COS_LANES;
@@ -646,33 +701,41 @@ cosines_launch (const CudaGeom &g, const CudaPlane &in,
   if (per_chunk * nch > (size_t) gpufx_cuda_limits.smem)
     return cudaErrorInvalidConfiguration;
 
-  size_t       smem = per_chunk * nch;
-  dim3         grid (gpufx_cuda_div_up (n_lines, COS_LANES));
-  dim3         block (COS_LANES, nch);
+  size_t smem = per_chunk * nch;
+  dim3   grid (gpufx_cuda_div_up (n_lines, COS_LANES));
+  dim3   block (COS_LANES, nch);
 
   if (smem > 48 * 1024
-      && (err = cudaFuncSetAttribute (lines_cosines_kernel<NT, AXIS>,
-                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      (int) smem)) != cudaSuccess)
+      && (err = cudaFuncSetAttribute (
+            lines_cosines_kernel<NT, AXIS>,
+            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem))
+           != cudaSuccess)
     return err;
-  lines_cosines_kernel<NT, AXIS><<<grid, block, smem, stream>>> (g, in, out);
+  lines_cosines_kernel<NT, AXIS><<<grid, block, smem, stream> > > (g, in, out);
   return cudaGetLastError ();
 }
 
 template <int NT>
 static cudaError_t
-cosines_launch (const CudaGeom &g, int axis, const CudaPlane &in,
-                const CudaPlane &out, int n_terms, cudaStream_t stream)
+cosines_launch (const CudaGeom  &g,
+                int              axis,
+                const CudaPlane &in,
+                const CudaPlane &out,
+                int              n_terms,
+                cudaStream_t     stream)
 {
-  return axis == 0
-         ? cosines_launch<NT, 0> (g, in, out, n_terms, stream)
-         : cosines_launch<NT, 1> (g, in, out, n_terms, stream);
+  return axis == 0 ? cosines_launch<NT, 0> (g, in, out, n_terms, stream)
+                   : cosines_launch<NT, 1> (g, in, out, n_terms, stream);
 }
 
 cudaError_t
-gpufx_cuda_line_cosines (const CudaGeom &g, int axis, const CudaPlane &in,
-                         const CudaPlane &out, int radius, int n_terms,
-                         cudaStream_t stream)
+gpufx_cuda_line_cosines (const CudaGeom  &g,
+                         int              axis,
+                         const CudaPlane &in,
+                         const CudaPlane &out,
+                         int              radius,
+                         int              n_terms,
+                         cudaStream_t     stream)
 {
   (void) radius;
   /* The fewest terms the registers must hold. */

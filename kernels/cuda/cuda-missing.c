@@ -11,7 +11,8 @@ bool
 gpufx_cuda_probe (char *why, size_t why_size)
 {
   if (why && why_size)
-    snprintf (why, why_size, "this build has no CUDA backend (built without nvcc)");
+    snprintf (why, why_size,
+              "this build has no CUDA backend (built without nvcc)");
   return false;
 }
 

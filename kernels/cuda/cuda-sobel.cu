@@ -13,16 +13,19 @@
 #define SOBEL_TY 8
 #define SOBEL_R  8
 
-template <int C>
-struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) SobelPix
+template <int C> struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) SobelPix
 {
   float v[C];
 };
 
 template <int C>
-__global__ void __launch_bounds__ (SOBEL_TX * SOBEL_TY)
-sobel_kernel (CudaGeom g, CudaPlane in, CudaPlane out, bool horizontal,
-              bool vertical, bool keep_sign)
+__global__ void
+__launch_bounds__ (SOBEL_TX *SOBEL_TY) sobel_kernel (CudaGeom  g,
+                                                     CudaPlane in,
+                                                     CudaPlane out,
+                                                     bool      horizontal,
+                                                     bool      vertical,
+                                                     bool      keep_sign)
 {
   const int x = blockIdx.x * SOBEL_TX + threadIdx.x;
   const int y0 = (blockIdx.y * SOBEL_TY + threadIdx.y) * SOBEL_R;
@@ -30,18 +33,18 @@ sobel_kernel (CudaGeom g, CudaPlane in, CudaPlane out, bool horizontal,
   if (x >= out.w || y0 >= out.h)
     return;
 
-  const int ix = out.x0 + x;
-  const int xl = gpufx_border_index (ix - 1, g.image_w, g.border);
-  const int xc = gpufx_border_index (ix, g.image_w, g.border);
-  const int xr = gpufx_border_index (ix + 1, g.image_w, g.border);
-  const int last_row = out.y0 + out.h;   /* the last input row needed */
-  const int rows = min (SOBEL_R, out.h - y0);
-  SobelPix<C> w[3][3];   /* [row][left, centre, right] */
+  const int   ix = out.x0 + x;
+  const int   xl = gpufx_border_index (ix - 1, g.image_w, g.border);
+  const int   xc = gpufx_border_index (ix, g.image_w, g.border);
+  const int   xr = gpufx_border_index (ix + 1, g.image_w, g.border);
+  const int   last_row = out.y0 + out.h; /* the last input row needed */
+  const int   rows = min (SOBEL_R, out.h - y0);
+  SobelPix<C> w[3][3]; /* [row][left, centre, right] */
 
   auto load_row = [&] (int pos, SobelPix<C> *p) {
     int yi = gpufx_border_index (min (pos, last_row), g.image_h, g.border);
     const float *line = in.p + (ptrdiff_t) (yi - in.y0) * in.pitch;
-    const int xs[3] = { xl, xc, xr };
+    const int    xs[3] = { xl, xc, xr };
 
 #pragma unroll
     for (int i = 0; i < 3; i++)
@@ -65,9 +68,8 @@ sobel_kernel (CudaGeom g, CudaPlane in, CudaPlane out, bool horizontal,
         break;
       load_row (out.y0 + y0 + k + 1, w[(k + 2) % 3]);
 
-      const SobelPix<C> *t = w[k % 3], *m = w[(k + 1) % 3],
-                        *b = w[(k + 2) % 3];
-      SobelPix<C> o;
+      const SobelPix<C> *t = w[k % 3], *m = w[(k + 1) % 3], *b = w[(k + 2) % 3];
+      SobelPix<C>        o;
 
 #pragma unroll
       for (int c = 0; c < C; c++)
@@ -84,7 +86,8 @@ sobel_kernel (CudaGeom g, CudaPlane in, CudaPlane out, bool horizontal,
           gy = (t[0].v[c] + 2.0f * t[1].v[c] + t[2].v[c])
                - (b[0].v[c] + 2.0f * b[1].v[c] + b[2].v[c]);
           if (horizontal && vertical)
-            v = sqrtf (gx * gx + gy * gy) * 0.17677669529663688f; /* 1/sqrt 32 */
+            v = sqrtf (gx * gx + gy * gy)
+                * 0.17677669529663688f; /* 1/sqrt 32 */
           else if (horizontal || vertical)
             {
               float gr = horizontal ? gx : gy;
@@ -101,9 +104,13 @@ sobel_kernel (CudaGeom g, CudaPlane in, CudaPlane out, bool horizontal,
 }
 
 cudaError_t
-gpufx_cuda_sobel (const CudaGeom &g, const CudaPlane &in,
-                  const CudaPlane &out, bool horizontal, bool vertical,
-                  bool keep_sign, cudaStream_t stream)
+gpufx_cuda_sobel (const CudaGeom  &g,
+                  const CudaPlane &in,
+                  const CudaPlane &out,
+                  bool             horizontal,
+                  bool             vertical,
+                  bool             keep_sign,
+                  cudaStream_t     stream)
 {
   dim3 grid (gpufx_cuda_div_up (out.w, SOBEL_TX),
              gpufx_cuda_div_up (out.h, SOBEL_TY * SOBEL_R));
@@ -112,20 +119,20 @@ gpufx_cuda_sobel (const CudaGeom &g, const CudaPlane &in,
   switch (g.channels)
     {
     case 1:
-      sobel_kernel<1><<<grid, block, 0, stream>>> (g, in, out, horizontal,
-                                                   vertical, keep_sign);
+      sobel_kernel<1><<<grid, block, 0, stream> > > (g, in, out, horizontal,
+                                                     vertical, keep_sign);
       break;
     case 2:
-      sobel_kernel<2><<<grid, block, 0, stream>>> (g, in, out, horizontal,
-                                                   vertical, keep_sign);
+      sobel_kernel<2><<<grid, block, 0, stream> > > (g, in, out, horizontal,
+                                                     vertical, keep_sign);
       break;
     case 3:
-      sobel_kernel<3><<<grid, block, 0, stream>>> (g, in, out, horizontal,
-                                                   vertical, keep_sign);
+      sobel_kernel<3><<<grid, block, 0, stream> > > (g, in, out, horizontal,
+                                                     vertical, keep_sign);
       break;
     default:
-      sobel_kernel<4><<<grid, block, 0, stream>>> (g, in, out, horizontal,
-                                                   vertical, keep_sign);
+      sobel_kernel<4><<<grid, block, 0, stream> > > (g, in, out, horizontal,
+                                                     vertical, keep_sign);
       break;
     }
   return cudaGetLastError ();

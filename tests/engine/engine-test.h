@@ -25,17 +25,19 @@
 static int test_failures;
 static int test_checks;
 
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    test_checks++;                                                    \
-    if (! (cond))                                                     \
-      {                                                               \
-        test_failures++;                                              \
-        fprintf (stderr, "FAIL %s:%d: ", __FILE__, __LINE__);         \
-        fprintf (stderr, __VA_ARGS__);                                \
-        fprintf (stderr, "\n");                                       \
-      }                                                               \
-  } while (0)
+#define CHECK(cond, ...)                                                       \
+  do                                                                           \
+    {                                                                          \
+      test_checks++;                                                           \
+      if (! (cond))                                                            \
+        {                                                                      \
+          test_failures++;                                                     \
+          fprintf (stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                \
+          fprintf (stderr, __VA_ARGS__);                                       \
+          fprintf (stderr, "\n");                                              \
+        }                                                                      \
+    }                                                                          \
+  while (0)
 
 static int
 test_summary (const char *name)
@@ -96,9 +98,8 @@ ref_border (int i, int n, GpufxBorder b)
     return i;
   switch (b)
     {
-    case GPUFX_BORDER_CLAMP:          /* 'nearest' */
-      return i < 0 ? 0 : n - 1;
-    case GPUFX_BORDER_MIRROR:         /* 'mirror': reflect about edge centre */
+    case GPUFX_BORDER_CLAMP: /* 'nearest' */ return i < 0 ? 0 : n - 1;
+    case GPUFX_BORDER_MIRROR: /* 'mirror': reflect about edge centre */
       if (n == 1)
         return 0;
       while (i < 0 || i >= n)
@@ -109,17 +110,20 @@ ref_border (int i, int n, GpufxBorder b)
             i = 2 * (n - 1) - i;
         }
       return i;
-    case GPUFX_BORDER_WRAP:           /* 'grid-wrap' */
-      return ((i % n) + n) % n;
-    default:                          /* 'constant', cval 0 */
-      return -1;
+    case GPUFX_BORDER_WRAP: /* 'grid-wrap' */ return ((i % n) + n) % n;
+    default: /* 'constant', cval 0 */ return -1;
     }
 }
 
 /* The image in double, premultiplied if the filter wants it. */
 static double *
-ref_load (const float *src, int w, int h, int ch, int alpha,
-          bool premultiplied, bool want_premultiplied)
+ref_load (const float *src,
+          int          w,
+          int          h,
+          int          ch,
+          int          alpha,
+          bool         premultiplied,
+          bool         want_premultiplied)
 {
   double *p = malloc (sizeof (double) * (size_t) w * h * ch);
 
@@ -141,8 +145,13 @@ ref_load (const float *src, int w, int h, int ch, int alpha,
 
 /* Back to what the caller's image holds. */
 static void
-ref_store (double *p, int w, int h, int ch, int alpha, bool premultiplied,
-           bool is_premultiplied)
+ref_store (double *p,
+           int     w,
+           int     h,
+           int     ch,
+           int     alpha,
+           bool    premultiplied,
+           bool    is_premultiplied)
 {
   if (alpha < 0 || premultiplied == is_premultiplied)
     return;
@@ -152,15 +161,21 @@ ref_store (double *p, int w, int h, int ch, int alpha, bool premultiplied,
 
       for (int c = 0; c < ch; c++)
         if (c != alpha)
-          p[i * ch + c] = premultiplied ? p[i * ch + c] * a
-                                        : (fabs (a) > 1e-30
-                                             ? p[i * ch + c] / a : 0);
+          p[i * ch + c] = premultiplied
+                            ? p[i * ch + c] * a
+                            : (fabs (a) > 1e-30 ? p[i * ch + c] / a : 0);
     }
 }
 
 static double
-ref_pixel (const double *p, int w, int h, int ch, int x, int y, int c,
-           GpufxBorder b)
+ref_pixel (const double *p,
+           int           w,
+           int           h,
+           int           ch,
+           int           x,
+           int           y,
+           int           c,
+           GpufxBorder   b)
 {
   int xx = ref_border (x, w, b), yy = ref_border (y, h, b);
 
@@ -170,11 +185,16 @@ ref_pixel (const double *p, int w, int h, int ch, int x, int y, int c,
 }
 
 static void
-ref_convolve (const GpufxFilter *f, const double *in, double *out, int w,
-              int h, int ch, int alpha)
+ref_convolve (const GpufxFilter *f,
+              const double      *in,
+              double            *out,
+              int                w,
+              int                h,
+              int                ch,
+              int                alpha)
 {
   const GpufxConvolveParams *m = &f->convolve;
-  double div = m->divisor, off = m->offset, sum = 0;
+  double                     div = m->divisor, off = m->offset, sum = 0;
 
   if (m->normalize)
     {
@@ -194,8 +214,8 @@ ref_convolve (const GpufxFilter *f, const double *in, double *out, int w,
               acc += m->matrix[j * m->width + i]
                      * ref_pixel (in, w, h, ch, x + i - m->width / 2,
                                   y + j - m->height / 2, c, f->border);
-          out[((size_t) y * w + x) * ch + c] = acc / div
-                                               + (c == alpha ? 0 : off);
+          out[((size_t) y * w + x) * ch + c]
+            = acc / div + (c == alpha ? 0 : off);
         }
 }
 
@@ -218,8 +238,12 @@ ref_gauss_taps (double sigma, int *radius)
 
 /* Separable, as the definition is: rows then columns, in double. */
 static void
-ref_gaussian (const GpufxFilter *f, const double *in, double *out, int w,
-              int h, int ch)
+ref_gaussian (const GpufxFilter *f,
+              const double      *in,
+              double            *out,
+              int                w,
+              int                h,
+              int                ch)
 {
   int     rx, ry;
   double *tx = ref_gauss_taps (f->gaussian.std_dev_x, &rx);
@@ -233,8 +257,8 @@ ref_gaussian (const GpufxFilter *f, const double *in, double *out, int w,
           double acc = 0;
 
           for (int k = -rx; k <= rx; k++)
-            acc += tx[k + rx] * ref_pixel (in, w, h, ch, x + k, y, c,
-                                           f->border);
+            acc
+              += tx[k + rx] * ref_pixel (in, w, h, ch, x + k, y, c, f->border);
           tmp[((size_t) y * w + x) * ch + c] = acc;
         }
   /* Rows outside the image follow the border rule too. */
@@ -245,8 +269,8 @@ ref_gaussian (const GpufxFilter *f, const double *in, double *out, int w,
           double acc = 0;
 
           for (int k = -ry; k <= ry; k++)
-            acc += ty[k + ry] * ref_pixel (tmp, w, h, ch, x, y + k, c,
-                                           f->border);
+            acc
+              += ty[k + ry] * ref_pixel (tmp, w, h, ch, x, y + k, c, f->border);
           out[((size_t) y * w + x) * ch + c] = acc;
         }
   free (tx);
@@ -255,8 +279,13 @@ ref_gaussian (const GpufxFilter *f, const double *in, double *out, int w,
 }
 
 static void
-ref_sobel (const GpufxFilter *f, const double *in, double *out, int w,
-           int h, int ch, int alpha)
+ref_sobel (const GpufxFilter *f,
+           const double      *in,
+           double            *out,
+           int                w,
+           int                h,
+           int                ch,
+           int                alpha)
 {
   static const int gx[3][3] = { { -1, 0, 1 }, { -2, 0, 2 }, { -1, 0, 1 } };
   static const int gy[3][3] = { { 1, 2, 1 }, { 0, 0, 0 }, { -1, -2, -1 } };
@@ -296,8 +325,14 @@ ref_sobel (const GpufxFilter *f, const double *in, double *out, int w,
  * between the best and the second-best variance (near-ties are not
  * compared). */
 static void
-ref_kuwahara (const GpufxFilter *f, const double *in, double *out,
-              double *margin, int w, int h, int ch, int alpha)
+ref_kuwahara (const GpufxFilter *f,
+              const double      *in,
+              double            *out,
+              double            *margin,
+              int                w,
+              int                h,
+              int                ch,
+              int                alpha)
 {
   const int r = f->kuwahara.radius;
   const int ox[4] = { -r, 0, -r, 0 }, oy[4] = { -r, -r, 0, 0 };
@@ -331,9 +366,9 @@ ref_kuwahara (const GpufxFilter *f, const double *in, double *out,
                     mean[q][c] += ref_pixel (in, w, h, ch, x + ox[q] + i,
                                              y + oy[q] + j, c, f->border);
                   for (int k = 0; k < n_colour; k++)
-                    v = fmax (v, ref_pixel (in, w, h, ch, x + ox[q] + i,
-                                            y + oy[q] + j, colour[k],
-                                            f->border));
+                    v = fmax (v,
+                              ref_pixel (in, w, h, ch, x + ox[q] + i,
+                                         y + oy[q] + j, colour[k], f->border));
                   mv += v;
                 }
             mv /= n;
@@ -343,9 +378,9 @@ ref_kuwahara (const GpufxFilter *f, const double *in, double *out,
                   double v = -INFINITY;
 
                   for (int k = 0; k < n_colour; k++)
-                    v = fmax (v, ref_pixel (in, w, h, ch, x + ox[q] + i,
-                                            y + oy[q] + j, colour[k],
-                                            f->border));
+                    v = fmax (v,
+                              ref_pixel (in, w, h, ch, x + ox[q] + i,
+                                         y + oy[q] + j, colour[k], f->border));
                   ss += (v - mv) * (v - mv);
                 }
             var[q] = ss / n;
@@ -366,8 +401,14 @@ ref_kuwahara (const GpufxFilter *f, const double *in, double *out,
 
 /* The whole reference pipeline for an image as the caller holds it. */
 static double *
-ref_run (const GpufxFilter *f, const float *src, int w, int h, int ch,
-         int alpha, bool premultiplied, double *margin)
+ref_run (const GpufxFilter *f,
+         const float       *src,
+         int                w,
+         int                h,
+         int                ch,
+         int                alpha,
+         bool               premultiplied,
+         double            *margin)
 {
   bool    premul = f->kind != GPUFX_FILTER_SOBEL;
   double *in = ref_load (src, w, h, ch, alpha, premultiplied, premul);
@@ -375,10 +416,10 @@ ref_run (const GpufxFilter *f, const float *src, int w, int h, int ch,
 
   switch (f->kind)
     {
-    case GPUFX_FILTER_CONVOLVE: ref_convolve (f, in, out, w, h, ch, alpha);
-                                break;
-    case GPUFX_FILTER_GAUSSIAN_BLUR: ref_gaussian (f, in, out, w, h, ch);
-                                     break;
+    case GPUFX_FILTER_CONVOLVE:
+      ref_convolve (f, in, out, w, h, ch, alpha);
+      break;
+    case GPUFX_FILTER_GAUSSIAN_BLUR: ref_gaussian (f, in, out, w, h, ch); break;
     case GPUFX_FILTER_SOBEL: ref_sobel (f, in, out, w, h, ch, alpha); break;
     case GPUFX_FILTER_KUWAHARA:
       ref_kuwahara (f, in, out, margin, w, h, ch, alpha);

@@ -21,8 +21,11 @@ now_ms (void)
 }
 
 static void
-time_filter (const char *name, const GpufxFilter *f, GpufxImage *s,
-             GpufxImage *d, const GpufxOptions *o)
+time_filter (const char         *name,
+             const GpufxFilter  *f,
+             GpufxImage         *s,
+             GpufxImage         *d,
+             const GpufxOptions *o)
 {
   double best = INFINITY;
 
@@ -45,14 +48,14 @@ time_filter (const char *name, const GpufxFilter *f, GpufxImage *s,
 int
 main (int argc, char **argv)
 {
-  int          w = argc > 2 ? atoi (argv[1]) : 1920;
-  int          h = argc > 2 ? atoi (argv[2]) : 1080;
-  float       *src = test_image (w, h, 4, -1);
-  float       *dst = malloc (sizeof (float) * (size_t) w * h * 4);
-  GpufxImage   s = test_view (src, w, h, 4, -1, false);
-  GpufxImage   d = test_view (dst, w, h, 4, -1, false);
-  GpufxOptions o;
-  GpufxFilter  f;
+  int                 w = argc > 2 ? atoi (argv[1]) : 1920;
+  int                 h = argc > 2 ? atoi (argv[2]) : 1080;
+  float              *src = test_image (w, h, 4, -1);
+  float              *dst = malloc (sizeof (float) * (size_t) w * h * 4);
+  GpufxImage          s = test_view (src, w, h, 4, -1, false);
+  GpufxImage          d = test_view (dst, w, h, 4, -1, false);
+  GpufxOptions        o;
+  GpufxFilter         f;
   static const double sigmas[] = { 2, 4, 5, 10, 50, 200 };
   static const int    radii[] = { 2, 10, 30 };
 

@@ -7,21 +7,32 @@
  */
 #include "engine-test.h"
 
-typedef struct { int w, h; } Size;
-typedef struct { int ch, alpha; } Layout;
+typedef struct
+{
+  int w, h;
+} Size;
+typedef struct
+{
+  int ch, alpha;
+} Layout;
 
-static const Size sizes[] = { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 37, 23 },
-                              { 16, 40 } };
-static const Layout layouts[] = { { 1, -1 }, { 2, 1 }, { 2, 0 }, { 3, -1 },
-                                  { 4, 3 }, { 4, -1 } };
+static const Size sizes[]
+  = { { 1, 1 }, { 1, 9 }, { 9, 1 }, { 37, 23 }, { 16, 40 } };
+static const Layout layouts[]
+  = { { 1, -1 }, { 2, 1 }, { 2, 0 }, { 3, -1 }, { 4, 3 }, { 4, -1 } };
 
 static GpufxOptions cpu_options;
 
 /* Largest |engine - reference| relative to scale, and the fraction of
  * pixels that match where the reference has a clear winner (Kuwahara). */
 static void
-compare_case (const char *what, const GpufxFilter *f, int w, int h,
-              const Layout *l, bool premultiplied, double tol)
+compare_case (const char        *what,
+              const GpufxFilter *f,
+              int                w,
+              int                h,
+              const Layout      *l,
+              bool               premultiplied,
+              double             tol)
 {
   float      *src = test_image (w, h, l->ch, l->alpha);
   float      *dst = malloc (sizeof (float) * (size_t) w * h * l->ch);
@@ -47,13 +58,13 @@ compare_case (const char *what, const GpufxFilter *f, int w, int h,
   ref = ref_run (f, src, w, h, l->ch, l->alpha, premultiplied, margin);
   for (int i = 0; i < w * h; i++)
     {
-      bool   clear = f->kind != GPUFX_FILTER_KUWAHARA || margin[i] > 1e-9;
-      bool   ok = true;
+      bool clear = f->kind != GPUFX_FILTER_KUWAHARA || margin[i] > 1e-9;
+      bool ok = true;
 
       for (int c = 0; c < l->ch; c++)
         {
-          double e = fabs (dst[(size_t) i * l->ch + c]
-                           - ref[(size_t) i * l->ch + c]);
+          double e
+            = fabs (dst[(size_t) i * l->ch + c] - ref[(size_t) i * l->ch + c]);
 
           if (! (e <= tol))
             ok = false;
@@ -67,8 +78,8 @@ compare_case (const char *what, const GpufxFilter *f, int w, int h,
         }
     }
   if (f->kind == GPUFX_FILTER_KUWAHARA)
-    CHECK (matched >= 0.998 * compared, "%s: %ld of %ld pixels match",
-           what, matched, compared);
+    CHECK (matched >= 0.998 * compared, "%s: %ld of %ld pixels match", what,
+           matched, compared);
   else
     CHECK (worst <= tol, "%s: error %.3g > %.3g", what, worst, tol);
   free (ref);
@@ -93,27 +104,26 @@ compare_case (const char *what, const GpufxFilter *f, int w, int h,
       vs = test_view (src + ((size_t) sr.y * w + sr.x) * l->ch, sr.width,
                       sr.height, l->ch, l->alpha, premultiplied);
       vs.stride = (ptrdiff_t) w * l->ch;
-      vd = test_view (part, dr.width, dr.height, l->ch, l->alpha,
-                      premultiplied);
-      st = gpufx_run_region (f, &vs, sr, &vd, dr, w, h, &cpu_options,
-                             &report);
+      vd
+        = test_view (part, dr.width, dr.height, l->ch, l->alpha, premultiplied);
+      st = gpufx_run_region (f, &vs, sr, &vd, dr, w, h, &cpu_options, &report);
       CHECK (st == GPUFX_OK, "%s region: status %d (%s)", what, st,
              report.message);
       if (st == GPUFX_OK)
         for (int y = 0; y < dr.height; y++)
           for (int x = 0; x < dr.width * l->ch; x++)
             {
-              double e = fabs (part[(size_t) y * dr.width * l->ch + x]
-                               - dst[((size_t) (dr.y + y) * w + dr.x) * l->ch
-                                     + x]);
+              double e
+                = fabs (part[(size_t) y * dr.width * l->ch + x]
+                        - dst[((size_t) (dr.y + y) * w + dr.x) * l->ch + x]);
               if (! (e <= rworst))
                 rworst = isnan (e) ? INFINITY : e;
             }
       /* Within the filter's own tolerance: a region starts its vector
        * blocks and sliding sums elsewhere than the whole image does, so
        * rounding may differ; a wrong context errs by far more. */
-      CHECK (rworst <= tol, "%s region %dx%d+%d+%d: differs by %.3g",
-             what, dr.width, dr.height, dr.x, dr.y, rworst);
+      CHECK (rworst <= tol, "%s region %dx%d+%d+%d: differs by %.3g", what,
+             dr.width, dr.height, dr.x, dr.y, rworst);
       free (part);
     }
 out:
@@ -123,14 +133,15 @@ out:
 }
 
 static void
-for_all (const char *name, const GpufxFilter *base, double tol,
-         bool signed_weights)
+for_all (const char        *name,
+         const GpufxFilter *base,
+         double             tol,
+         bool               signed_weights)
 {
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
     for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++)
       for (int b = 0; b < 4; b++)
-        for (int premul = 0; premul < (layouts[l].alpha >= 0 ? 2 : 1);
-             premul++)
+        for (int premul = 0; premul < (layouts[l].alpha >= 0 ? 2 : 1); premul++)
           {
             GpufxFilter f = *base;
             char        what[200];
@@ -144,8 +155,8 @@ for_all (const char *name, const GpufxFilter *base, double tol,
                       sizes[s].w, sizes[s].h, layouts[l].ch, layouts[l].alpha,
                       gpufx_border_name (f.border),
                       premul ? "premultiplied" : "straight");
-            compare_case (what, &f, sizes[s].w, sizes[s].h, &layouts[l],
-                          premul, tol);
+            compare_case (what, &f, sizes[s].w, sizes[s].h, &layouts[l], premul,
+                          tol);
           }
 }
 
@@ -156,8 +167,8 @@ set_matrix (GpufxFilter *f, int w, int h, bool positive)
   f->convolve.width = w;
   f->convolve.height = h;
   for (int i = 0; i < w * h; i++)
-    f->convolve.matrix[i] = (float) (positive ? 0.1 + test_random ()
-                                              : test_random () * 2 - 1);
+    f->convolve.matrix[i]
+      = (float) (positive ? 0.1 + test_random () : test_random () * 2 - 1);
 }
 
 int
@@ -188,9 +199,9 @@ main (void)
   for_all ("convolve 13x11 normalized", &f, 2e-6, false);
   set_matrix (&f, 6, 5, false);
   sum = 0;
-  for (int i = 1; i < 30; i++)   /* small whole numbers: an exact sum */
+  for (int i = 1; i < 30; i++) /* small whole numbers: an exact sum */
     sum += f.convolve.matrix[i] = (float) floor (f.convolve.matrix[i] * 4);
-  f.convolve.matrix[0] = (float) -sum;   /* sum 0: offset 0.5 */
+  f.convolve.matrix[0] = (float) -sum; /* sum 0: offset 0.5 */
   f.convolve.normalize = true;
   for_all ("convolve 6x5 zero-sum normalized", &f, 1e-5, true);
   /* rank 1: runs as two passes */
@@ -213,9 +224,9 @@ main (void)
 
   /* gaussian: one axis, tiny, direct taps, cosine sums, beyond the image */
   {
-    static const double sig[][2] = { { 0, 0 }, { 1.5, 0 }, { 0, 2.2 },
-                                     { 0.3, 0.3 }, { 3, 2.5 }, { 6, 4.5 },
-                                     { 7.3, 0 }, { 40, 100 }, { 150, 12 } };
+    static const double sig[][2]
+      = { { 0, 0 },   { 1.5, 0 }, { 0, 2.2 },  { 0.3, 0.3 }, { 3, 2.5 },
+          { 6, 4.5 }, { 7.3, 0 }, { 40, 100 }, { 150, 12 } };
 
     for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
       {
@@ -232,8 +243,8 @@ main (void)
   /* gaussian, wide images: the CPU's tiles (several across, bands of
    * rows down, the edges' border pixels) and regions across them */
   {
-    static const double sig[][2] = { { 2, 2 }, { 5, 3 }, { 9.5, 0 },
-                                     { 0.8, 19 }, { 19, 6 } };
+    static const double sig[][2]
+      = { { 2, 2 }, { 5, 3 }, { 9.5, 0 }, { 0.8, 19 }, { 19, 6 } };
 
     for (size_t i = 0; i < sizeof sig / sizeof sig[0]; i++)
       {
@@ -259,8 +270,8 @@ main (void)
       f.sobel.horizontal = m & 1;
       f.sobel.vertical = (m >> 1) & 1;
       f.sobel.keep_sign = (m >> 2) & 1;
-      snprintf (name, sizeof name, "sobel h%d v%d sign%d",
-                f.sobel.horizontal, f.sobel.vertical, f.sobel.keep_sign);
+      snprintf (name, sizeof name, "sobel h%d v%d sign%d", f.sobel.horizontal,
+                f.sobel.vertical, f.sobel.keep_sign);
       for_all (name, &f, 2e-6, false);
     }
 
@@ -276,7 +287,7 @@ main (void)
     }
   for (int r = 1; r <= 30; r++)
     {
-      char         what[64];
+      char          what[64];
       const Layout *l = &layouts[r % 6];
 
       gpufx_filter_init (&f, GPUFX_FILTER_KUWAHARA);

@@ -11,7 +11,7 @@ int
 main (void)
 {
   static const double sigmas[] = { 0, 0.3, 2, 4, 4.2, 8, 33, 100, 500, 1500 };
-  GpufxOptions opt;
+  GpufxOptions        opt;
 
   gpufx_options_init (&opt);
   opt.backend = GPUFX_BACKEND_CPU;
@@ -23,10 +23,11 @@ main (void)
       double           *ref = ref_gauss_taps (sigmas[i], &r);
       double            sum = 0, l1 = 0;
 
-      CHECK (gpufx_gaussian_plan_init (&p, sigmas[i], GPUFX_GAUSS_DIRECT_RADIUS),
-             "plan %g", sigmas[i]);
-      CHECK (p.radius == r, "sigma %g: radius %d, want %d", sigmas[i],
-             p.radius, r);
+      CHECK (
+        gpufx_gaussian_plan_init (&p, sigmas[i], GPUFX_GAUSS_DIRECT_RADIUS),
+        "plan %g", sigmas[i]);
+      CHECK (p.radius == r, "sigma %g: radius %d, want %d", sigmas[i], p.radius,
+             r);
       for (int k = 0; k <= 2 * r; k++)
         {
           double fit = p.taps[k];
@@ -57,13 +58,13 @@ main (void)
   for (size_t i = 6; i < sizeof sigmas / sizeof sigmas[0]; i++)
     for (int b = 0; b < 4; b++)
       {
-        const int  n = 4099;
-        float     *src = test_image (n, 1, 1, -1);
-        float     *dst = malloc (sizeof (float) * n);
-        GpufxImage vs = test_view (src, n, 1, 1, -1, false);
-        GpufxImage vd = test_view (dst, n, 1, 1, -1, false);
+        const int   n = 4099;
+        float      *src = test_image (n, 1, 1, -1);
+        float      *dst = malloc (sizeof (float) * n);
+        GpufxImage  vs = test_view (src, n, 1, 1, -1, false);
+        GpufxImage  vd = test_view (dst, n, 1, 1, -1, false);
         GpufxFilter f;
-        double    *ref, worst = 0;
+        double     *ref, worst = 0;
 
         gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
         f.gaussian.std_dev_x = sigmas[i];

@@ -12,16 +12,16 @@
 
 #include <pthread.h>
 
-#define W 16
-#define H 8
+#define W       16
+#define H       8
 #define CALLERS 3
-#define JOBS 1500
+#define JOBS    1500
 
 typedef struct
 {
   int          id;
   const float *src;
-  const float *expect;     /* one-thread results, per filter */
+  const float *expect; /* one-thread results, per filter */
   int          mismatches;
   int          errors;
 } Caller;
@@ -73,7 +73,8 @@ caller_main (void *data)
           continue;
         }
       if (memcmp (dst, c->expect + (size_t) which * W * H * 4,
-                  sizeof (float) * W * H * 4) != 0)
+                  sizeof (float) * W * H * 4)
+          != 0)
         c->mismatches++;
     }
   free (dst);
@@ -97,16 +98,16 @@ main (void)
       GpufxFilter f;
       GpufxReport r;
       GpufxImage  s = test_view (src, W, H, 4, -1, false);
-      GpufxImage  d = test_view (expect + (size_t) which * W * H * 4, W, H,
-                                 4, -1, false);
+      GpufxImage  d
+        = test_view (expect + (size_t) which * W * H * 4, W, H, 4, -1, false);
 
       stress_filter (&f, which);
-      CHECK (gpufx_run (&f, &s, &d, &o, &r) == GPUFX_OK,
-             "one-thread run: %s", r.message);
+      CHECK (gpufx_run (&f, &s, &d, &o, &r) == GPUFX_OK, "one-thread run: %s",
+             r.message);
     }
   for (int i = 0; i < CALLERS; i++)
     {
-      c[i] = (Caller) { i, src, expect, 0, 0 };
+      c[i] = (Caller){ i, src, expect, 0, 0 };
       CHECK (pthread_create (&t[i], NULL, caller_main, &c[i]) == 0,
              "pthread_create");
     }
@@ -114,8 +115,10 @@ main (void)
     {
       pthread_join (t[i], NULL);
       CHECK (c[i].errors == 0, "caller %d: %d jobs failed", i, c[i].errors);
-      CHECK (c[i].mismatches == 0, "caller %d: %d of %d jobs differ from "
-             "the one-thread result", i, c[i].mismatches, JOBS);
+      CHECK (c[i].mismatches == 0,
+             "caller %d: %d of %d jobs differ from "
+             "the one-thread result",
+             i, c[i].mismatches, JOBS);
     }
   free (src);
   free (expect);

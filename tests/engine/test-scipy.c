@@ -56,7 +56,8 @@ main (int argc, char **argv)
         {
           gpufx_filter_init (&f, GPUFX_FILTER_CONVOLVE);
           ok = fscanf (fp, "%d %d %lf", &f.convolve.width, &f.convolve.height,
-                       &f.convolve.divisor) == 3
+                       &f.convolve.divisor)
+                 == 3
                && read_floats (fp, f.convolve.matrix,
                                (size_t) f.convolve.width * f.convolve.height);
           f.convolve.offset = 0;
@@ -66,7 +67,8 @@ main (int argc, char **argv)
         {
           gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
           ok = fscanf (fp, "%lf %lf", &f.gaussian.std_dev_x,
-                       &f.gaussian.std_dev_y) == 2;
+                       &f.gaussian.std_dev_y)
+               == 2;
           tol = 1e-5;
         }
       else if (! strcmp (kind, "sobel"))
@@ -92,8 +94,8 @@ main (int argc, char **argv)
       CHECK (ok, "case %d (%s %s): unreadable", n_cases, kind, mode);
       if (! ok)
         break;
-      CHECK (gpufx_run (&f, &vs, &vd, &opt, &report) == GPUFX_OK,
-             "%s %s: %s", kind, mode, report.message);
+      CHECK (gpufx_run (&f, &vs, &vd, &opt, &report) == GPUFX_OK, "%s %s: %s",
+             kind, mode, report.message);
       for (int i = 0; i < w * h; i++)
         if (! (fabs (got[i] - want[i]) <= worst))
           worst = fabs (got[i] - want[i]);

@@ -6,16 +6,18 @@
  */
 #include "engine-test.h"
 
-#define W 7
-#define H 5
-#define CH 4
+#define W      7
+#define H      5
+#define CH     4
 #define POISON 12345.0f
 
 static GpufxOptions options;
 
 static void
-expect_rejected (const char *what, const GpufxFilter *f, GpufxImage *src,
-                 GpufxImage *dst)
+expect_rejected (const char        *what,
+                 const GpufxFilter *f,
+                 GpufxImage        *src,
+                 GpufxImage        *dst)
 {
   GpufxReport report;
   GpufxStatus st;
@@ -47,12 +49,12 @@ cancel_at_once (double fraction, void *data)
 int
 main (void)
 {
-  float     *src = test_image (W, H, CH, 3);
-  float     *dst = malloc (sizeof (float) * W * H * CH);
-  float     *big = malloc (sizeof (float) * W * H * CH * 2);
-  GpufxImage vs = test_view (src, W, H, CH, 3, false);
-  GpufxImage vd = test_view (dst, W, H, CH, 3, false);
-  GpufxImage bad;
+  float      *src = test_image (W, H, CH, 3);
+  float      *dst = malloc (sizeof (float) * W * H * CH);
+  float      *big = malloc (sizeof (float) * W * H * CH * 2);
+  GpufxImage  vs = test_view (src, W, H, CH, 3, false);
+  GpufxImage  vd = test_view (dst, W, H, CH, 3, false);
+  GpufxImage  bad;
   GpufxFilter f;
   GpufxReport report;
 
@@ -116,18 +118,20 @@ main (void)
 
     gpufx_run (&f, &a, &b, &options, &report);
     CHECK (gpufx_run (&f, &a, &b, &options, &report)
-           == GPUFX_ERROR_INVALID_ARGUMENT, "overlapping views accepted");
+             == GPUFX_ERROR_INVALID_ARGUMENT,
+           "overlapping views accepted");
     CHECK (big[CH * 3] == before, "overlap: written");
   }
   /* A region whose input misses needed context. */
   {
-    GpufxRect dr = { 2, 1, 3, 3 }, sr = { 2, 1, 3, 3 };
+    GpufxRect  dr = { 2, 1, 3, 3 }, sr = { 2, 1, 3, 3 };
     GpufxImage s = test_view (src + (1 * W + 2) * CH, 3, 3, CH, 3, false);
     GpufxImage d = test_view (dst, 3, 3, CH, 3, false);
 
     s.stride = W * CH;
     CHECK (gpufx_run_region (&f, &s, sr, &d, dr, W, H, &options, &report)
-           == GPUFX_ERROR_INVALID_ARGUMENT && report.message[0],
+               == GPUFX_ERROR_INVALID_ARGUMENT
+             && report.message[0],
            "a region without its context was accepted");
   }
 

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <time.h>
 
-static int    n_fail, n_run;
-static bool   quick;
+static int                n_fail, n_run;
+static bool               quick;
 static unsigned long long rng = 88172645463325252ULL;
 
 static double
@@ -45,7 +45,7 @@ rnd (void)
 
 typedef struct
 {
-  int  w, h, ch, alpha;
+  int w, h, ch, alpha;
 } Shape;
 
 static float *
@@ -68,8 +68,11 @@ view (float *p, Shape s)
 
 /* Runs both backends over dst_rect of the image; returns mismatches. */
 static void
-check_region (const char *what, const GpufxFilter *f, Shape s, GpufxRect dr,
-              size_t band_bytes)
+check_region (const char        *what,
+              const GpufxFilter *f,
+              Shape              s,
+              GpufxRect          dr,
+              size_t             band_bytes)
 {
   GpufxRect    sr = gpufx_input_rect (f, s.w, s.h, dr);
   Shape        ss = { sr.width, sr.height, s.ch, s.alpha };
@@ -96,13 +99,14 @@ check_region (const char *what, const GpufxFilter *f, Shape s, GpufxRect dr,
   vb = view (b, ds);
   gpufx_options_init (&o);
   o.cuda_band_bytes = band_bytes;
-  o.threads = 1;   /* the reference; CUDA is what is tested */
+  o.threads = 1; /* the reference; CUDA is what is tested */
   o.backend = GPUFX_BACKEND_CPU;
   st_a = gpufx_run_region (f, &vs, sr, &va, dr, s.w, s.h, &o, &ra);
   o.backend = GPUFX_BACKEND_CUDA;
   st_b = gpufx_run_region (f, &vs, sr, &vb, dr, s.w, s.h, &o, &rb);
   n_run++;
-  if (st_a != GPUFX_OK || st_b != GPUFX_OK || rb.backend_used != GPUFX_BACKEND_CUDA)
+  if (st_a != GPUFX_OK || st_b != GPUFX_OK
+      || rb.backend_used != GPUFX_BACKEND_CUDA)
     {
       printf ("FAIL %s: cpu %s (%s), cuda %s (%s)\n", what,
               gpufx_status_message (st_a), ra.message,
@@ -138,13 +142,13 @@ check_region (const char *what, const GpufxFilter *f, Shape s, GpufxRect dr,
     }
   if (f->kind == GPUFX_FILTER_KUWAHARA ? bad > n * 0.002 + 1 : bad > 0)
     {
-      printf ("FAIL %s: %ld of %ld pixels differ, worst %.3g\n", what, bad,
-              n, worst);
+      printf ("FAIL %s: %ld of %ld pixels differ, worst %.3g\n", what, bad, n,
+              worst);
       n_fail++;
     }
   else if (getenv ("VERBOSE"))
-    printf ("ok   %s: worst %.3g, %ld near-ties, %.0f ms\n", what, worst,
-            bad, now_ms () - t0);
+    printf ("ok   %s: worst %.3g, %ld near-ties, %.0f ms\n", what, worst, bad,
+            now_ms () - t0);
 out:
   free (img);
   free (src);
@@ -164,11 +168,14 @@ check (const char *what, const GpufxFilter *f, Shape s)
 }
 
 static const Shape shapes_full[] = {
-  { 1, 1, 1, -1 }, { 1, 23, 3, -1 }, { 29, 1, 4, 3 }, { 31, 17, 1, -1 },
+  { 1, 1, 1, -1 },   { 1, 23, 3, -1 }, { 29, 1, 4, 3 },   { 31, 17, 1, -1 },
   { 37, 41, 3, -1 }, { 64, 47, 4, 3 }, { 53, 59, 4, -1 }, { 43, 29, 2, 1 },
 };
 static const Shape shapes_quick[] = {
-  { 1, 1, 1, -1 }, { 29, 1, 4, 3 }, { 37, 41, 3, -1 }, { 64, 47, 4, 3 },
+  { 1, 1, 1, -1 },
+  { 29, 1, 4, 3 },
+  { 37, 41, 3, -1 },
+  { 64, 47, 4, 3 },
 };
 
 static void
@@ -199,8 +206,8 @@ random_matrix (GpufxFilter *f, int w, int h, bool rank1)
     v[i] = 0.2 + rnd ();
   for (int k = 0; k < w * h; k++)
     {
-      f->convolve.matrix[k] = rank1 ? (float) (u[k / w] * v[k % w])
-                                    : (float) (rnd () - 0.2);
+      f->convolve.matrix[k]
+        = rank1 ? (float) (u[k / w] * v[k % w]) : (float) (rnd () - 0.2);
       sum += f->convolve.matrix[k];
     }
   f->convolve.divisor = sum;
@@ -210,9 +217,9 @@ random_matrix (GpufxFilter *f, int w, int h, bool rank1)
 static void
 test_convolve (void)
 {
-  static const int sizes[][2] = { { 1, 1 }, { 3, 3 }, { 2, 2 }, { 4, 7 },
-                                  { 13, 13 }, { 1, 9 }, { 11, 1 },
-                                  { 63, 63 }, { 63, 5 } };
+  static const int sizes[][2]
+    = { { 1, 1 }, { 3, 3 },  { 2, 2 },   { 4, 7 }, { 13, 13 },
+        { 1, 9 }, { 11, 1 }, { 63, 63 }, { 63, 5 } };
   GpufxFilter f;
   char        what[64];
 
@@ -243,10 +250,10 @@ test_convolve (void)
 static void
 test_gaussian (void)
 {
-  static const double sig[][2] = { { 0, 1.5 }, { 2, 2 }, { 6.3, 0.7 },
+  static const double sig[][2] = { { 0, 1.5 }, { 2, 2 },  { 6.3, 0.7 },
                                    { 10, 50 }, { 33, 0 }, { 200, 1500 } };
-  GpufxFilter f;
-  char        what[64];
+  GpufxFilter         f;
+  char                what[64];
 
   gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
   for (size_t s = 0; s < sizeof sig / sizeof sig[0]; s++)
@@ -284,8 +291,8 @@ static void
 test_kuwahara (void)
 {
   static const int radii[] = { 1, 2, 5, 30 };
-  GpufxFilter f;
-  char        what[64];
+  GpufxFilter      f;
+  char             what[64];
 
   gpufx_filter_init (&f, GPUFX_FILTER_KUWAHARA);
   for (size_t r = 0; r < sizeof radii / sizeof radii[0]; r++)
@@ -346,10 +353,10 @@ test_regions_and_bands (void)
 static void
 test_large (void)
 {
-  static const Shape shapes[] = { { 1100, 300, 4, 3 }, { 997, 601, 3, -1 } };
+  static const Shape  shapes[] = { { 1100, 300, 4, 3 }, { 997, 601, 3, -1 } };
   static const double sig[][2] = { { 2, 6 }, { 10, 50 }, { 200, 1.5 } };
-  GpufxFilter f;
-  char        what[96];
+  GpufxFilter         f;
+  char                what[96];
 
   for (int i = 0; i < 2; i++)
     for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
@@ -390,16 +397,18 @@ test_large (void)
 static void
 test_smem_caps (void)
 {
-  static const int caps[] = { 48 * 1024, 24 * 1024 };
+  static const int    caps[] = { 48 * 1024, 24 * 1024 };
   static const double sig[][2] = { { 50, 40 }, { 15.7, 200 } };
-  Shape       shapes[2] = { { 97, 71, 4, 3 }, { 150, 45, 4, -1 } };
-  GpufxFilter f;
-  char        what[96], cap[32];
+  Shape               shapes[2] = { { 97, 71, 4, 3 }, { 150, 45, 4, -1 } };
+  GpufxFilter         f;
+  char                what[96], cap[32];
 
   if (quick)
     {
-      shapes[0].w = 40; shapes[0].h = 20;
-      shapes[1].w = 70; shapes[1].h = 17;
+      shapes[0].w = 40;
+      shapes[0].h = 20;
+      shapes[1].w = 70;
+      shapes[1].h = 17;
     }
   for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++)
     {
@@ -412,7 +421,8 @@ test_smem_caps (void)
               continue;
             random_matrix (&f, 63, 63, false);
             f.border = (GpufxBorder) b;
-            snprintf (what, sizeof what, "smem cap %d: convolve 63x63", caps[c]);
+            snprintf (what, sizeof what, "smem cap %d: convolve 63x63",
+                      caps[c]);
             check (what, &f, shapes[i]);
             gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
             f.border = (GpufxBorder) b;
@@ -481,7 +491,7 @@ main (int argc, char **argv)
 {
   char why[GPUFX_MESSAGE_MAX];
 
-  setvbuf (stdout, NULL, _IOLBF, 0);   /* a crash still shows the last test */
+  setvbuf (stdout, NULL, _IOLBF, 0); /* a crash still shows the last test */
   quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   if (! gpufx_backend_available (GPUFX_BACKEND_CUDA, why, sizeof why))
     {

@@ -236,29 +236,31 @@ bench_choice (const char *name, const char *const *names, int n)
 int
 main (int argc, char **argv)
 {
-  static const char *const filters[] = { "convolve", "gaussian-blur",
-                                         "sobel", "kuwahara" };
+  static const char *const filters[]
+    = { "convolve", "gaussian-blur", "sobel", "kuwahara" };
   static const char *const borders[] = { "clamp", "mirror", "wrap", "zero" };
   static const char *const backends[] = { "auto", "cpu", "cuda" };
-  BenchArgs    a;
-  GpufxFilter  filter;
-  GpufxOptions options;
-  GpufxReport  report;
-  GpufxImage   src, dst;
-  GpufxStatus  status;
-  char         message[GPUFX_MESSAGE_MAX + 64];
-  double      *times, *engine_times;
-  size_t       n;
-  int          kind, border, backend;
-  int          premultiplied;
+  BenchArgs                a;
+  GpufxFilter              filter;
+  GpufxOptions             options;
+  GpufxReport              report;
+  GpufxImage               src, dst;
+  GpufxStatus              status;
+  char                     message[GPUFX_MESSAGE_MAX + 64];
+  double                  *times, *engine_times;
+  size_t                   n;
+  int                      kind, border, backend;
+  int                      premultiplied;
 
   if (! bench_parse_args (argc, argv, &a))
     {
-      fprintf (stderr, "usage: %s gaussian-blur|convolve|sobel|kuwahara "
+      fprintf (stderr,
+               "usage: %s gaussian-blur|convolve|sobel|kuwahara "
                "[--size WxH] [--channels N] [--alpha native|straight|none] "
                "[--border B] [--backend B] [--threads N] [--repeats N] "
                "[--warmup N] [--std-dev S] [--radius R] [--matrix TEXT] "
-               "[--matrix-size N] [--seed N]\n", argv[0]);
+               "[--matrix-size N] [--seed N]\n",
+               argv[0]);
       return 1;
     }
   bench_rng_state = 0x9E3779B97F4A7C15ULL ^ ((uint64_t) a.seed << 1) ^ 1;
@@ -282,9 +284,7 @@ main (int argc, char **argv)
     case GPUFX_FILTER_GAUSSIAN_BLUR:
       filter.gaussian.std_dev_x = filter.gaussian.std_dev_y = a.std_dev;
       break;
-    case GPUFX_FILTER_KUWAHARA:
-      filter.kuwahara.radius = a.radius;
-      break;
+    case GPUFX_FILTER_KUWAHARA: filter.kuwahara.radius = a.radius; break;
     case GPUFX_FILTER_SOBEL:
       filter.sobel.horizontal = filter.sobel.vertical = true;
       filter.sobel.keep_sign = false;
@@ -292,8 +292,8 @@ main (int argc, char **argv)
     case GPUFX_FILTER_CONVOLVE:
       if (a.matrix)
         {
-          if (! gpufx_matrix_parse (&filter.convolve, a.matrix,
-                                    message, sizeof message))
+          if (! gpufx_matrix_parse (&filter.convolve, a.matrix, message,
+                                    sizeof message))
             return bench_fail (&a, message);
         }
       else
@@ -372,17 +372,17 @@ main (int argc, char **argv)
   qsort (engine_times, a.repeats, sizeof (double), bench_compare_doubles);
 
   bench_print_head (&a);
-  printf (", \"repeats\": %d, \"median_ms\": %.4f, \"min_ms\": %.4f, "
-          "\"max_ms\": %.4f, \"engine_median_ms\": %.4f, "
-          "\"backend_used\": ",
-          a.repeats,
-          a.repeats % 2 ? times[a.repeats / 2]
-                        : 0.5 * (times[a.repeats / 2 - 1]
-                                 + times[a.repeats / 2]),
-          times[0], times[a.repeats - 1],
-          a.repeats % 2 ? engine_times[a.repeats / 2]
-                        : 0.5 * (engine_times[a.repeats / 2 - 1]
-                                 + engine_times[a.repeats / 2]));
+  printf (
+    ", \"repeats\": %d, \"median_ms\": %.4f, \"min_ms\": %.4f, "
+    "\"max_ms\": %.4f, \"engine_median_ms\": %.4f, "
+    "\"backend_used\": ",
+    a.repeats,
+    a.repeats % 2 ? times[a.repeats / 2]
+                  : 0.5 * (times[a.repeats / 2 - 1] + times[a.repeats / 2]),
+    times[0], times[a.repeats - 1],
+    a.repeats % 2
+      ? engine_times[a.repeats / 2]
+      : 0.5 * (engine_times[a.repeats / 2 - 1] + engine_times[a.repeats / 2]));
   bench_print_json_string (gpufx_backend_name (report.backend_used));
   printf (", \"checksum\": %.6g}\n",
           (double) dst.data[(n / 2) - ((n / 2) % a.channels)]);

@@ -17,23 +17,33 @@
 #include <time.h>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString (e_)); exit (1); } } while (0)
+#define CK(x)                                                                  \
+  do                                                                           \
+    {                                                                          \
+      cudaError_t e_ = (x);                                                    \
+      if (e_ != cudaSuccess)                                                   \
+        {                                                                      \
+          fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__,                   \
+                   cudaGetErrorString (e_));                                   \
+          exit (1);                                                            \
+        }                                                                      \
+    }                                                                          \
+  while (0)
 
 static const int NBUF = 4;
-static float *g_in[NBUF], *g_out, *g_tmp;
-static void  *g_scratch;
-static size_t g_scratch_bytes;
-static int    W, H;
+static float    *g_in[NBUF], *g_out, *g_tmp;
+static void     *g_scratch;
+static size_t    g_scratch_bytes;
+static int       W, H;
 static const int C = 4;
-static double g_d2d_gbs;   /* bytes read + written per second / 1e9 */
+static double    g_d2d_gbs; /* bytes read + written per second / 1e9 */
 
 template <class F>
 static double
 time_ms (F f, int reps = 30)
 {
   std::vector<float> t;
-  cudaEvent_t a, b;
+  cudaEvent_t        a, b;
 
   CK (cudaEventCreate (&a));
   CK (cudaEventCreate (&b));
@@ -78,8 +88,10 @@ __constant__ float naive_m[63 * 63];
 __global__ void
 naive_conv (CudaGeom g, const float *in, float *out, int mw, int mh)
 {
-  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= g.image_w || y >= g.image_h) return;
+  int x = blockIdx.x * blockDim.x + threadIdx.x,
+      y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.image_w || y >= g.image_h)
+    return;
   for (int c = 0; c < C; c++)
     {
       float acc = 0;
@@ -88,7 +100,8 @@ naive_conv (CudaGeom g, const float *in, float *out, int mw, int mh)
           {
             int xi = gpufx_border_index (x + i - mw / 2, g.image_w, g.border);
             int yi = gpufx_border_index (y + j - mh / 2, g.image_h, g.border);
-            acc += naive_m[j * mw + i] * in[((size_t) yi * g.image_w + xi) * C + c];
+            acc += naive_m[j * mw + i]
+                   * in[((size_t) yi * g.image_w + xi) * C + c];
           }
       out[((size_t) y * g.image_w + x) * C + c] = acc;
     }
@@ -97,48 +110,63 @@ naive_conv (CudaGeom g, const float *in, float *out, int mw, int mh)
 __global__ void
 naive_sobel (CudaGeom g, const float *in, float *out)
 {
-  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= g.image_w || y >= g.image_h) return;
+  int x = blockIdx.x * blockDim.x + threadIdx.x,
+      y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.image_w || y >= g.image_h)
+    return;
   for (int c = 0; c < C; c++)
     {
-      float gx = 0, gy = 0;
+      float       gx = 0, gy = 0;
       const float kx[9] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
       const float ky[9] = { 1, 2, 1, 0, 0, 0, -1, -2, -1 };
       for (int j = 0; j < 3; j++)
         for (int i = 0; i < 3; i++)
           {
-            int xi = gpufx_border_index (x + i - 1, g.image_w, g.border);
-            int yi = gpufx_border_index (y + j - 1, g.image_h, g.border);
+            int   xi = gpufx_border_index (x + i - 1, g.image_w, g.border);
+            int   yi = gpufx_border_index (y + j - 1, g.image_h, g.border);
             float v = in[((size_t) yi * g.image_w + xi) * C + c];
             gx += kx[j * 3 + i] * v;
             gy += ky[j * 3 + i] * v;
           }
-      out[((size_t) y * g.image_w + x) * C + c] = c == 3 ? in[((size_t) y * g.image_w + x) * C + c] : sqrtf (gx * gx + gy * gy) * 0.1767767f;
+      out[((size_t) y * g.image_w + x) * C + c]
+        = c == 3 ? in[((size_t) y * g.image_w + x) * C + c]
+                 : sqrtf (gx * gx + gy * gy) * 0.1767767f;
     }
 }
 
 __global__ void
 naive_kuwahara (CudaGeom g, const float *in, float *out, int r)
 {
-  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= g.image_w || y >= g.image_h) return;
-  double best = 1e300; float mean[C] = { 0, 0, 0, 0 };
+  int x = blockIdx.x * blockDim.x + threadIdx.x,
+      y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= g.image_w || y >= g.image_h)
+    return;
+  double best = 1e300;
+  float  mean[C] = { 0, 0, 0, 0 };
   for (int q = 0; q < 4; q++)
     {
-      int x0 = q & 1 ? x : x - r, y0 = q & 2 ? y : y - r;
-      double s1 = 0, s2 = 0; float sc[C] = { 0, 0, 0, 0 };
+      int    x0 = q & 1 ? x : x - r, y0 = q & 2 ? y : y - r;
+      double s1 = 0, s2 = 0;
+      float  sc[C] = { 0, 0, 0, 0 };
       for (int j = 0; j <= r; j++)
         for (int i = 0; i <= r; i++)
           {
-            int xi = gpufx_border_index (x0 + i, g.image_w, g.border);
-            int yi = gpufx_border_index (y0 + j, g.image_h, g.border);
+            int          xi = gpufx_border_index (x0 + i, g.image_w, g.border);
+            int          yi = gpufx_border_index (y0 + j, g.image_h, g.border);
             const float *p = in + ((size_t) yi * g.image_w + xi) * C;
-            float v = fmaxf (p[0], fmaxf (p[1], p[2]));
-            s1 += v; s2 += (double) v * v;
-            for (int c = 0; c < C; c++) sc[c] += p[c];
+            float        v = fmaxf (p[0], fmaxf (p[1], p[2]));
+            s1 += v;
+            s2 += (double) v * v;
+            for (int c = 0; c < C; c++)
+              sc[c] += p[c];
           }
       double n = (r + 1.0) * (r + 1.0), var = s2 / n - (s1 / n) * (s1 / n);
-      if (var < best) { best = var; for (int c = 0; c < C; c++) mean[c] = sc[c] / n; }
+      if (var < best)
+        {
+          best = var;
+          for (int c = 0; c < C; c++)
+            mean[c] = sc[c] / n;
+        }
     }
   for (int c = 0; c < C; c++)
     out[((size_t) y * g.image_w + x) * C + c] = mean[c];
@@ -147,39 +175,54 @@ naive_kuwahara (CudaGeom g, const float *in, float *out, int r)
 __global__ void
 fma_kernel (float *out, int n)
 {
-  float a = threadIdx.x * 1e-3f, b = 1.0001f, c0 = 0.5f, c1 = 0.25f, c2 = 0.125f, c3 = 0.0625f;
+  float a = threadIdx.x * 1e-3f, b = 1.0001f, c0 = 0.5f, c1 = 0.25f,
+        c2 = 0.125f, c3 = 0.0625f;
   for (int i = 0; i < n; i++)
     {
-      c0 = fmaf (a, b, c0); c1 = fmaf (a, b, c1); c2 = fmaf (a, b, c2); c3 = fmaf (a, b, c3);
+      c0 = fmaf (a, b, c0);
+      c1 = fmaf (a, b, c1);
+      c2 = fmaf (a, b, c2);
+      c3 = fmaf (a, b, c3);
       a = fmaf (c0, 1e-7f, a);
     }
-  if (c0 + c1 + c2 + c3 == 12345.f) out[0] = a;
+  if (c0 + c1 + c2 + c3 == 12345.f)
+    out[0] = a;
 }
 
-static dim3 g2 (void) { return dim3 ((W + 15) / 16, (H + 15) / 16); }
+static dim3
+g2 (void)
+{
+  return dim3 ((W + 15) / 16, (H + 15) / 16);
+}
 
 static void
-row (const char *filter, const char *impl, double ms, double bytes, const char *note)
+row (const char *filter,
+     const char *impl,
+     double      ms,
+     double      bytes,
+     const char *note)
 {
   double roof = bytes / (g_d2d_gbs * 1e9) * 1e3;
-  printf ("| %dx%d | %-24s | %-22s | %9.3f | %9.3f | %5.0f%% | %s |\n", W, H, filter, impl, ms,
-          roof, roof / ms * 100, note);
+  printf ("| %dx%d | %-24s | %-22s | %9.3f | %9.3f | %5.0f%% | %s |\n", W, H,
+          filter, impl, ms, roof, roof / ms * 100, note);
 }
 
 static void
 run_size (int w, int h)
 {
-  size_t n = (size_t) w * h * C, bytes = n * sizeof (float);
-  CudaGeom g;
+  size_t    n = (size_t) w * h * C, bytes = n * sizeof (float);
+  CudaGeom  g;
   CudaPlane in, out, tmp;
-  double pass = 2.0 * bytes;   /* read + write of one image */
+  double    pass = 2.0 * bytes; /* read + write of one image */
 
-  W = w; H = h;
+  W = w;
+  H = h;
   g = geom ();
   for (int i = 0; i < NBUF; i++)
     {
       std::vector<float> hbuf (n);
-      for (size_t k = 0; k < n; k++) hbuf[k] = (float) ((k * 2654435761u) % 1000) / 1000.f;
+      for (size_t k = 0; k < n; k++)
+        hbuf[k] = (float) ((k * 2654435761u) % 1000) / 1000.f;
       CK (cudaMalloc (&g_in[i], bytes));
       CK (cudaMemcpy (g_in[i], hbuf.data (), bytes, cudaMemcpyHostToDevice));
     }
@@ -192,83 +235,120 @@ run_size (int w, int h)
   dim3 blk (16, 16);
 
   /* Sobel */
-  row ("sobel", "ours", time_ms ([&] (int i) { in = plane (g_in[i % NBUF]);
-    gpufx_cuda_sobel (g, in, out, true, true, false, 0); }), pass, "");
+  row ("sobel", "ours", time_ms ([&] (int i) {
+         in = plane (g_in[i % NBUF]);
+         gpufx_cuda_sobel (g, in, out, true, true, false, 0);
+       }),
+       pass, "");
   row ("sobel", "naive", time_ms ([&] (int i) {
-    naive_sobel<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out); }), pass, "");
+         naive_sobel<<<g2 (), blk> > > (g, g_in[i % NBUF], g_out);
+       }),
+       pass, "");
 
   /* Gaussian */
   const double sig[] = { 2, 10, 50, 200 };
   for (double s : sig)
     {
       GpufxGaussianPlan p;
-      char name[64];
-      int n_taps = 0;
+      char              name[64];
+      int               n_taps = 0;
 
       gpufx_gaussian_plan_init (&p, s, GPUFX_CUDA_GAUSS_DIRECT_RADIUS);
       if (p.n_terms)
-        for (int a = 0; a < 2; a++) CK (gpufx_cuda_line_cosines_upload (a, &p));
+        for (int a = 0; a < 2; a++)
+          CK (gpufx_cuda_line_cosines_upload (a, &p));
       else
         {
           std::vector<float> t (2 * p.radius + 1);
-          for (int k = 0; k <= 2 * p.radius; k++) t[k] = (float) p.taps[k];
+          for (int k = 0; k <= 2 * p.radius; k++)
+            t[k] = (float) p.taps[k];
           n_taps = 2 * p.radius + 1;
-          for (int a = 0; a < 2; a++) CK (gpufx_cuda_line_taps_upload (a, t.data (), n_taps));
+          for (int a = 0; a < 2; a++)
+            CK (gpufx_cuda_line_taps_upload (a, t.data (), n_taps));
         }
       snprintf (name, sizeof name, "gaussian s=%g", s);
-      row (name, p.n_terms ? "ours (cosines)" : "ours (taps)", time_ms ([&] (int i) {
-        in = plane (g_in[i % NBUF]);
-        if (p.n_terms)
-          {
-            gpufx_cuda_line_cosines (g, 0, in, tmp, p.radius, p.n_terms, 0);
-            gpufx_cuda_line_cosines (g, 1, tmp, out, p.radius, p.n_terms, 0);
-          }
-        else
-          {
-            gpufx_cuda_line_taps (g, 0, in, tmp, n_taps, -p.radius, 1, 0, 0);
-            gpufx_cuda_line_taps (g, 1, tmp, out, n_taps, -p.radius, 1, 0, 0);
-          }
-      }, 10), 2 * pass, "roofline: two passes");
+      row (name, p.n_terms ? "ours (cosines)" : "ours (taps)",
+           time_ms (
+             [&] (int i) {
+               in = plane (g_in[i % NBUF]);
+               if (p.n_terms)
+                 {
+                   gpufx_cuda_line_cosines (g, 0, in, tmp, p.radius, p.n_terms,
+                                            0);
+                   gpufx_cuda_line_cosines (g, 1, tmp, out, p.radius, p.n_terms,
+                                            0);
+                 }
+               else
+                 {
+                   gpufx_cuda_line_taps (g, 0, in, tmp, n_taps, -p.radius, 1, 0,
+                                         0);
+                   gpufx_cuda_line_taps (g, 1, tmp, out, n_taps, -p.radius, 1,
+                                         0, 0);
+                 }
+             },
+             10),
+           2 * pass, "roofline: two passes");
       gpufx_gaussian_plan_clear (&p);
     }
 
   /* Convolution 13x13, not separable */
   {
     float m[169];
-    for (int k = 0; k < 169; k++) m[k] = (float) ((k * 37) % 11) / 100.f + (k == 84);
+    for (int k = 0; k < 169; k++)
+      m[k] = (float) ((k * 37) % 11) / 100.f + (k == 84);
     CK (gpufx_cuda_convolve_upload (m, 13, 13));
     CK (cudaMemcpyToSymbol (naive_m, m, sizeof m));
-    double ms = time_ms ([&] (int i) { in = plane (g_in[i % NBUF]);
-      gpufx_cuda_convolve (g, in, out, 13, 13, 1, 0, 0); });
-    char note[96];
-    snprintf (note, sizeof note, "%.0f GFMA/s", (double) W * H * C * 169 / ms / 1e6);
+    double ms = time_ms ([&] (int i) {
+      in = plane (g_in[i % NBUF]);
+      gpufx_cuda_convolve (g, in, out, 13, 13, 1, 0, 0);
+    });
+    char   note[96];
+    snprintf (note, sizeof note, "%.0f GFMA/s",
+              (double) W * H * C * 169 / ms / 1e6);
     row ("convolve 13x13", "ours", ms, pass, note);
-    row ("convolve 13x13", "naive", time_ms ([&] (int i) {
-      naive_conv<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out, 13, 13); }, 5), pass, "");
+    row ("convolve 13x13", "naive",
+         time_ms (
+           [&] (int i) {
+             naive_conv<<<g2 (), blk> > > (g, g_in[i % NBUF], g_out, 13, 13);
+           },
+           5),
+         pass, "");
   }
 
   /* Kuwahara */
   const int radii[] = { 2, 10, 30 };
   for (int r : radii)
     {
-      char name[64];
+      char        name[64];
       CudaScratch sc = { g_scratch, g_scratch_bytes };
       snprintf (name, sizeof name, "kuwahara r=%d", r);
-      row (name, "ours", time_ms ([&] (int i) { in = plane (g_in[i % NBUF]);
-        gpufx_cuda_kuwahara (g, in, out, r, sc, 0); }, 10), pass, "");
+      row (name, "ours",
+           time_ms (
+             [&] (int i) {
+               in = plane (g_in[i % NBUF]);
+               gpufx_cuda_kuwahara (g, in, out, r, sc, 0);
+             },
+             10),
+           pass, "");
       if (r == 10)
-        row (name, "naive", time_ms ([&] (int i) {
-          naive_kuwahara<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out, r); }, 2), pass, "");
+        row (name, "naive",
+             time_ms (
+               [&] (int i) {
+                 naive_kuwahara<<<g2 (), blk> > > (g, g_in[i % NBUF], g_out, r);
+               },
+               2),
+             pass, "");
     }
 
   /* Host to host: gpufx_run on pinned buffers, what the plug-in sees. */
   {
-    float *hs, *hd;
-    GpufxFilter f;
+    float       *hs, *hd;
+    GpufxFilter  f;
     GpufxOptions o;
     CK (cudaHostAlloc (&hs, bytes, 0));
     CK (cudaHostAlloc (&hd, bytes, 0));
-    for (size_t k = 0; k < n; k++) hs[k] = (float) (k % 977) / 977.f;
+    for (size_t k = 0; k < n; k++)
+      hs[k] = (float) (k % 977) / 977.f;
     /* No alpha: the core's alpha conversion runs on the CPU and is not
      * what this measures. */
     GpufxImage vs = { hs, W, H, C, (ptrdiff_t) W * C, -1, false };
@@ -278,22 +358,30 @@ run_size (int w, int h)
     for (int k = 0; k < 3; k++)
       {
         const char *names[] = { "sobel", "gaussian s=10", "kuwahara r=10" };
-        gpufx_filter_init (&f, k == 0 ? GPUFX_FILTER_SOBEL : k == 1 ? GPUFX_FILTER_GAUSSIAN_BLUR : GPUFX_FILTER_KUWAHARA);
+        gpufx_filter_init (&f, k == 0   ? GPUFX_FILTER_SOBEL
+                               : k == 1 ? GPUFX_FILTER_GAUSSIAN_BLUR
+                                        : GPUFX_FILTER_KUWAHARA);
         f.gaussian.std_dev_x = f.gaussian.std_dev_y = 10;
         f.kuwahara.radius = 10;
         std::vector<double> t;
         for (int rep = 0; rep < 7; rep++)
           {
-            GpufxReport rr;
+            GpufxReport     rr;
             struct timespec a, b;
             clock_gettime (CLOCK_MONOTONIC, &a);
             GpufxStatus st = gpufx_run (&f, &vs, &vd, &o, &rr);
             clock_gettime (CLOCK_MONOTONIC, &b);
-            if (st != GPUFX_OK) { printf ("host-to-host failed: %s\n", rr.message); break; }
-            t.push_back ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) * 1e-6);
+            if (st != GPUFX_OK)
+              {
+                printf ("host-to-host failed: %s\n", rr.message);
+                break;
+              }
+            t.push_back ((b.tv_sec - a.tv_sec) * 1e3
+                         + (b.tv_nsec - a.tv_nsec) * 1e-6);
           }
         std::sort (t.begin (), t.end ());
-        printf ("| %dx%d | %-24s | %-22s | %9.3f | | | host-to-host, pinned, gpufx_run median of 7 |\n",
+        printf ("| %dx%d | %-24s | %-22s | %9.3f | | | host-to-host, pinned, "
+                "gpufx_run median of 7 |\n",
                 W, H, names[k], "ours h2h", t[t.size () / 2]);
       }
     cudaFreeHost (hs);
@@ -301,14 +389,17 @@ run_size (int w, int h)
     gpufx_release ();
   }
 
-  for (int i = 0; i < NBUF; i++) cudaFree (g_in[i]);
-  cudaFree (g_out); cudaFree (g_tmp); cudaFree (g_scratch);
+  for (int i = 0; i < NBUF; i++)
+    cudaFree (g_in[i]);
+  cudaFree (g_out);
+  cudaFree (g_tmp);
+  cudaFree (g_scratch);
 }
 
 int
 main (int argc, char **argv)
 {
-  char why[256];
+  char           why[256];
   cudaDeviceProp prop;
 
   if (! gpufx_backend_available (GPUFX_BACKEND_CUDA, why, sizeof why))
@@ -317,32 +408,46 @@ main (int argc, char **argv)
       return 77;
     }
   CK (cudaGetDeviceProperties (&prop, 0));
-  printf ("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20);
+  printf ("device: %s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount,
+          prop.l2CacheSize >> 20);
 
   /* Limits */
   {
     size_t b = (size_t) 1 << 30;
-    void *x, *y, *h;
-    CK (cudaMalloc (&x, b)); CK (cudaMalloc (&y, b));
-    double ms = time_ms ([&] (int) { cudaMemcpyAsync (y, x, b, cudaMemcpyDeviceToDevice); }, 10);
+    void  *x, *y, *h;
+    CK (cudaMalloc (&x, b));
+    CK (cudaMalloc (&y, b));
+    double ms = time_ms (
+      [&] (int) { cudaMemcpyAsync (y, x, b, cudaMemcpyDeviceToDevice); }, 10);
     g_d2d_gbs = 2.0 * b / ms / 1e6;
     printf ("limit: D2D copy %.0f GB/s (read+write)\n", g_d2d_gbs);
     CK (cudaHostAlloc (&h, b, 0));
-    double h2d = time_ms ([&] (int) { cudaMemcpyAsync (x, h, b, cudaMemcpyHostToDevice); }, 5);
-    double d2h = time_ms ([&] (int) { cudaMemcpyAsync (h, x, b, cudaMemcpyDeviceToHost); }, 5);
-    printf ("limit: pinned H2D %.1f GB/s, D2H %.1f GB/s\n", b / h2d / 1e6, b / d2h / 1e6);
-    printf ("limit: host-to-host bound 4K RGBA f32 (in+out, overlapped) %.3f ms, serial %.3f ms\n",
-            std::max (h2d, d2h) * (3840.0 * 2160 * 16 / b), (h2d + d2h) * (3840.0 * 2160 * 16 / b));
-    printf ("limit: host-to-host bound 1080p RGBA f32 serial %.3f ms\n", (h2d + d2h) * (1920.0 * 1080 * 16 / b));
+    double h2d = time_ms (
+      [&] (int) { cudaMemcpyAsync (x, h, b, cudaMemcpyHostToDevice); }, 5);
+    double d2h = time_ms (
+      [&] (int) { cudaMemcpyAsync (h, x, b, cudaMemcpyDeviceToHost); }, 5);
+    printf ("limit: pinned H2D %.1f GB/s, D2H %.1f GB/s\n", b / h2d / 1e6,
+            b / d2h / 1e6);
+    printf ("limit: host-to-host bound 4K RGBA f32 (in+out, overlapped) %.3f "
+            "ms, serial %.3f ms\n",
+            std::max (h2d, d2h) * (3840.0 * 2160 * 16 / b),
+            (h2d + d2h) * (3840.0 * 2160 * 16 / b));
+    printf ("limit: host-to-host bound 1080p RGBA f32 serial %.3f ms\n",
+            (h2d + d2h) * (1920.0 * 1080 * 16 / b));
     cudaFreeHost (h);
     float *o;
     CK (cudaMalloc (&o, 4));
-    int blocks = prop.multiProcessorCount * 16, iters = 4096;
-    double fms = time_ms ([&] (int) { fma_kernel<<<blocks, 256>>> (o, iters); }, 5);
-    printf ("limit: FP32 FMA %.0f GFMA/s\n", (double) blocks * 256 * iters * 5 / fms / 1e6);
-    cudaFree (o); cudaFree (x); cudaFree (y);
+    int    blocks = prop.multiProcessorCount * 16, iters = 4096;
+    double fms
+      = time_ms ([&] (int) { fma_kernel<<<blocks, 256> > > (o, iters); }, 5);
+    printf ("limit: FP32 FMA %.0f GFMA/s\n",
+            (double) blocks * 256 * iters * 5 / fms / 1e6);
+    cudaFree (o);
+    cudaFree (x);
+    cudaFree (y);
   }
-  printf ("\n| size | filter | impl | ms | roofline ms | %% of roof | note |\n|---|---|---|---|---|---|---|\n");
+  printf ("\n| size | filter | impl | ms | roofline ms | %% of roof | note "
+          "|\n|---|---|---|---|---|---|---|\n");
   run_size (1920, 1080);
   run_size (3840, 2160);
   return 0;

@@ -21,8 +21,18 @@
 #include <stdlib.h>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { \
-  fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString (e_)); exit (1); } } while (0)
+#define CK(x)                                                                  \
+  do                                                                           \
+    {                                                                          \
+      cudaError_t e_ = (x);                                                    \
+      if (e_ != cudaSuccess)                                                   \
+        {                                                                      \
+          fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__,                   \
+                   cudaGetErrorString (e_));                                   \
+          exit (1);                                                            \
+        }                                                                      \
+    }                                                                          \
+  while (0)
 
 static NppStreamContext ctx;
 static int              npp_failed;
@@ -42,7 +52,7 @@ static double
 time_ms (F f, int reps)
 {
   std::vector<float> t;
-  cudaEvent_t a, b;
+  cudaEvent_t        a, b;
 
   CK (cudaEventCreate (&a));
   CK (cudaEventCreate (&b));
@@ -91,8 +101,8 @@ row (int w, int h, const char *name, double ms)
 int
 main (void)
 {
-  cudaDeviceProp prop;
-  int            dev = 0;
+  cudaDeviceProp           prop;
+  int                      dev = 0;
   const NppLibraryVersion *v = nppGetLibVersion ();
 
   CK (cudaGetDevice (&dev));
@@ -111,12 +121,12 @@ main (void)
   const int sizes[2][2] = { { 1920, 1080 }, { 3840, 2160 } };
   for (int s = 0; s < 2; s++)
     {
-      const int W = sizes[s][0], H = sizes[s][1];
+      const int    W = sizes[s][0], H = sizes[s][1];
       const size_t bytes = (size_t) W * H * 4 * sizeof (float);
-      const int step = W * 4 * sizeof (float);
-      float *in[4], *out, *tmp, *dk;
-      NppiSize size = { W, H };
-      NppiPoint zero = { 0, 0 };
+      const int    step = W * 4 * sizeof (float);
+      float       *in[4], *out, *tmp, *dk;
+      NppiSize     size = { W, H };
+      NppiPoint    zero = { 0, 0 };
 
       for (int i = 0; i < 4; i++)
         {
@@ -133,36 +143,54 @@ main (void)
       /* Sobel: horizontal and vertical, 1 channel over 4W x H. */
       {
         NppiSize s1 = { W * 4, H };
-        row (W, H, "sobel (h + v, C1 4W)", time_ms ([&] (int i) {
-          nck (nppiFilterSobelHorizBorder_32f_C1R_Ctx (in[i % 4], step, s1, zero,
-                 out, step, s1, NPP_BORDER_REPLICATE, ctx), "SobelHoriz");
-          nck (nppiFilterSobelVertBorder_32f_C1R_Ctx (in[i % 4], step, s1, zero,
-                 tmp, step, s1, NPP_BORDER_REPLICATE, ctx), "SobelVert");
-        }, 20));
+        row (W, H, "sobel (h + v, C1 4W)",
+             time_ms (
+               [&] (int i) {
+                 nck (nppiFilterSobelHorizBorder_32f_C1R_Ctx (
+                        in[i % 4], step, s1, zero, out, step, s1,
+                        NPP_BORDER_REPLICATE, ctx),
+                      "SobelHoriz");
+                 nck (nppiFilterSobelVertBorder_32f_C1R_Ctx (
+                        in[i % 4], step, s1, zero, tmp, step, s1,
+                        NPP_BORDER_REPLICATE, ctx),
+                      "SobelVert");
+               },
+               20));
       }
 
       /* General 2-D filters: 3x3 and 13x13 (the bench's matrix). */
       for (int m = 3; m <= 13; m += 10)
         {
           std::vector<float> k (m * m);
-          char name[64];
+          char               name[64];
           for (int i = 0; i < m * m; i++)
             k[i] = (float) ((i * 37) % 11) / 100.f + (i == m * m / 2);
-          CK (cudaMemcpy (dk, k.data (), sizeof (float) * m * m, cudaMemcpyHostToDevice));
-          NppiSize ks = { m, m };
+          CK (cudaMemcpy (dk, k.data (), sizeof (float) * m * m,
+                          cudaMemcpyHostToDevice));
+          NppiSize  ks = { m, m };
           NppiPoint anchor = { m / 2, m / 2 };
           snprintf (name, sizeof name, "convolve %dx%d", m, m);
-          row (W, H, name, time_ms ([&] (int i) {
-            nck (nppiFilterBorder_32f_C4R_Ctx (in[i % 4], step, size, zero, out, step,
-                   size, dk, ks, anchor, NPP_BORDER_REPLICATE, ctx), "FilterBorder");
-          }, m == 3 ? 20 : 10));
+          row (W, H, name,
+               time_ms (
+                 [&] (int i) {
+                   nck (nppiFilterBorder_32f_C4R_Ctx (
+                          in[i % 4], step, size, zero, out, step, size, dk, ks,
+                          anchor, NPP_BORDER_REPLICATE, ctx),
+                        "FilterBorder");
+                 },
+                 m == 3 ? 20 : 10));
         }
 
       /* Fixed-mask Gaussian, 15x15 (NPP's largest). */
-      row (W, H, "gauss fixed 15x15", time_ms ([&] (int i) {
-        nck (nppiFilterGaussBorder_32f_C4R_Ctx (in[i % 4], step, size, zero, out, step,
-               size, NPP_MASK_SIZE_15_X_15, NPP_BORDER_REPLICATE, ctx), "GaussBorder");
-      }, 20));
+      row (W, H, "gauss fixed 15x15",
+           time_ms (
+             [&] (int i) {
+               nck (nppiFilterGaussBorder_32f_C4R_Ctx (
+                      in[i % 4], step, size, zero, out, step, size,
+                      NPP_MASK_SIZE_15_X_15, NPP_BORDER_REPLICATE, ctx),
+                    "GaussBorder");
+             },
+             20));
 
       /* Our exact taps. */
       const double sig[] = { 2, 10, 50, 200 };
@@ -171,25 +199,32 @@ main (void)
           /* 1601 taps at 4K: about 17 s a call; 1080p shows the trend. */
           if (sg > 100 && W > 2000)
             {
-              printf ("| %dx%d | gaussian s=%g | npp | not run (>10 s a call) |\n", W, H, sg);
+              printf (
+                "| %dx%d | gaussian s=%g | npp | not run (>10 s a call) |\n", W,
+                H, sg);
               continue;
             }
-          int r = (int) floor (4 * sg + 0.5), n = 2 * r + 1;
+          int                r = (int) floor (4 * sg + 0.5), n = 2 * r + 1;
           std::vector<float> k (n);
-          double sum = 0;
-          char name[64];
+          double             sum = 0;
+          char               name[64];
 
           for (int i = -r; i <= r; i++)
             sum += k[i + r] = (float) exp (-0.5 * i * i / (sg * sg));
           for (int i = 0; i < n; i++)
             k[i] = (float) (k[i] / sum);
-          CK (cudaMemcpy (dk, k.data (), sizeof (float) * n, cudaMemcpyHostToDevice));
+          CK (cudaMemcpy (dk, k.data (), sizeof (float) * n,
+                          cudaMemcpyHostToDevice));
           snprintf (name, sizeof name, "gaussian s=%g (%d taps)", sg, n);
-          row (W, H, name, time_ms ([&] (int i) {
-            nck (nppiFilterGaussAdvancedBorder_32f_C4R_Ctx (in[i % 4], step, size, zero,
-                   out, step, size, n, dk, NPP_BORDER_REPLICATE, ctx),
-                 "GaussAdvancedBorder");
-          }, sg >= 50 ? 3 : 10));
+          row (W, H, name,
+               time_ms (
+                 [&] (int i) {
+                   nck (nppiFilterGaussAdvancedBorder_32f_C4R_Ctx (
+                          in[i % 4], step, size, zero, out, step, size, n, dk,
+                          NPP_BORDER_REPLICATE, ctx),
+                        "GaussAdvancedBorder");
+                 },
+                 sg >= 50 ? 3 : 10));
         }
 
       for (int i = 0; i < 4; i++)
