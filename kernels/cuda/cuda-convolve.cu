@@ -219,8 +219,8 @@ conv_launch (const CudaGeom  &g,
             (int) smem))
            != cudaSuccess)
     return err;
-  conv_kernel<C, MW><<<grid, block, smem, stream> > > (g, in, out, mw, mh,
-                                                       chunk, scale, offset);
+  conv_kernel<C, MW>
+    <<<grid, block, smem, stream>>> (g, in, out, mw, mh, chunk, scale, offset);
   return cudaGetLastError ();
 }
 

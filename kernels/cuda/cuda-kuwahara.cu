@@ -392,7 +392,7 @@ kuwa_launch (const CudaGeom  &g,
       dim3 grid (gpufx_cuda_div_up (out.w, KUWA_FT - 2 * r),
                  gpufx_cuda_div_up (out.h, seg_h));
 
-      kuwa_fused<C><<<grid, KUWA_FT, 0, stream> > > (g, in, out, r, seg_h);
+      kuwa_fused<C><<<grid, KUWA_FT, 0, stream>>> (g, in, out, r, seg_h);
       return cudaGetLastError ();
     }
 
@@ -405,14 +405,14 @@ kuwa_launch (const CudaGeom  &g,
   if (gpufx_cuda_kuwahara_scratch (out.w, out.h, r, 0, C) > scratch.bytes)
     return cudaErrorInvalidValue;
   n = (long) hh * ((hw + KUWA_SEG - 1) / KUWA_SEG);
-  kuwa_rows<C><<<gpufx_cuda_div_up (n, 128), 128, 0, stream> > > (
+  kuwa_rows<C><<<gpufx_cuda_div_up (n, 128), 128, 0, stream>>> (
     g, in, hbuf, out.x0 - r, out.y0 - r, hw, hh, r);
   n = (long) hw * NS * ((bh + KUWA_SEG - 1) / KUWA_SEG);
-  kuwa_cols<<<gpufx_cuda_div_up (n, 256), 256, 0, stream> > > (hbuf, bbuf,
-                                                               hw * NS, bh, r);
+  kuwa_cols<<<gpufx_cuda_div_up (n, 256), 256, 0, stream>>> (hbuf, bbuf,
+                                                             hw * NS, bh, r);
   dim3 block (32, 8);
   dim3 grid (gpufx_cuda_div_up (out.w, 32), gpufx_cuda_div_up (out.h, 8));
-  kuwa_pick<C><<<grid, block, 0, stream> > > (g, bbuf, hw, out, r);
+  kuwa_pick<C><<<grid, block, 0, stream>>> (g, bbuf, hw, out, r);
   return cudaGetLastError ();
 }
 

@@ -384,8 +384,8 @@ taps_rows_launch (const CudaGeom  &g,
             (int) smem))
            != cudaSuccess)
     return err;
-  taps_rows_kernel<C><<<grid, block, smem, stream> > > (g, 0, in, out, n_taps,
-                                                        first, scale, offset);
+  taps_rows_kernel<C><<<grid, block, smem, stream>>> (g, 0, in, out, n_taps,
+                                                      first, scale, offset);
   return cudaGetLastError ();
 }
 
@@ -430,11 +430,11 @@ gpufx_cuda_line_taps (const CudaGeom  &g,
   dim3      block (CT_TX, CT_TY);
 
   if (vec)
-    taps_cols_kernel<4><<<grid, block, 0, stream> > > (g, 1, in, out, n_taps,
-                                                       first, scale, offset);
+    taps_cols_kernel<4><<<grid, block, 0, stream>>> (g, 1, in, out, n_taps,
+                                                     first, scale, offset);
   else
-    taps_cols_kernel<1><<<grid, block, 0, stream> > > (g, 1, in, out, n_taps,
-                                                       first, scale, offset);
+    taps_cols_kernel<1><<<grid, block, 0, stream>>> (g, 1, in, out, n_taps,
+                                                     first, scale, offset);
   return cudaGetLastError ();
 }
 
@@ -711,7 +711,7 @@ cosines_launch (const CudaGeom  &g,
             cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem))
            != cudaSuccess)
     return err;
-  lines_cosines_kernel<NT, AXIS><<<grid, block, smem, stream> > > (g, in, out);
+  lines_cosines_kernel<NT, AXIS><<<grid, block, smem, stream>>> (g, in, out);
   return cudaGetLastError ();
 }
 

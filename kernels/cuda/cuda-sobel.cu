@@ -119,20 +119,20 @@ gpufx_cuda_sobel (const CudaGeom  &g,
   switch (g.channels)
     {
     case 1:
-      sobel_kernel<1><<<grid, block, 0, stream> > > (g, in, out, horizontal,
-                                                     vertical, keep_sign);
+      sobel_kernel<1><<<grid, block, 0, stream>>> (g, in, out, horizontal,
+                                                   vertical, keep_sign);
       break;
     case 2:
-      sobel_kernel<2><<<grid, block, 0, stream> > > (g, in, out, horizontal,
-                                                     vertical, keep_sign);
+      sobel_kernel<2><<<grid, block, 0, stream>>> (g, in, out, horizontal,
+                                                   vertical, keep_sign);
       break;
     case 3:
-      sobel_kernel<3><<<grid, block, 0, stream> > > (g, in, out, horizontal,
-                                                     vertical, keep_sign);
+      sobel_kernel<3><<<grid, block, 0, stream>>> (g, in, out, horizontal,
+                                                   vertical, keep_sign);
       break;
     default:
-      sobel_kernel<4><<<grid, block, 0, stream> > > (g, in, out, horizontal,
-                                                     vertical, keep_sign);
+      sobel_kernel<4><<<grid, block, 0, stream>>> (g, in, out, horizontal,
+                                                   vertical, keep_sign);
       break;
     }
   return cudaGetLastError ();

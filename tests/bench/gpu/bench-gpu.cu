@@ -241,7 +241,7 @@ run_size (int w, int h)
        }),
        pass, "");
   row ("sobel", "naive", time_ms ([&] (int i) {
-         naive_sobel<<<g2 (), blk> > > (g, g_in[i % NBUF], g_out);
+         naive_sobel<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out);
        }),
        pass, "");
 
@@ -309,7 +309,7 @@ run_size (int w, int h)
     row ("convolve 13x13", "naive",
          time_ms (
            [&] (int i) {
-             naive_conv<<<g2 (), blk> > > (g, g_in[i % NBUF], g_out, 13, 13);
+             naive_conv<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out, 13, 13);
            },
            5),
          pass, "");
@@ -334,7 +334,7 @@ run_size (int w, int h)
         row (name, "naive",
              time_ms (
                [&] (int i) {
-                 naive_kuwahara<<<g2 (), blk> > > (g, g_in[i % NBUF], g_out, r);
+                 naive_kuwahara<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out, r);
                },
                2),
              pass, "");
@@ -439,7 +439,7 @@ main (int argc, char **argv)
     CK (cudaMalloc (&o, 4));
     int    blocks = prop.multiProcessorCount * 16, iters = 4096;
     double fms
-      = time_ms ([&] (int) { fma_kernel<<<blocks, 256> > > (o, iters); }, 5);
+      = time_ms ([&] (int) { fma_kernel<<<blocks, 256>>> (o, iters); }, 5);
     printf ("limit: FP32 FMA %.0f GFMA/s\n",
             (double) blocks * 256 * iters * 5 / fms / 1e6);
     cudaFree (o);
