@@ -78,29 +78,8 @@ cpu_matrix_separable (const float *m, int w, int h, double *col, double *row)
 
 /* The inner kernel: an AVX2 + FMA copy picked at run time where the CPU
  * has them, and a 16-byte one (SSE2 and the like). */
-typedef float ConvV4 __attribute__ ((vector_size (16), aligned (4), may_alias));
-
-#define GF_V ConvV4
-#define GF_W 4
-#define GF_ATTR
-#define GF_NAME(f) f##_v4
-#include "cpu-conv-block.h"
-#undef GF_V
-#undef GF_W
-#undef GF_ATTR
-#undef GF_NAME
-
-#if CPU_HAVE_V3
-#define GF_V       CpuV8
-#define GF_W       8
-#define GF_ATTR    __attribute__ ((target ("arch=x86-64-v3")))
-#define GF_NAME(f) f##_v8
-#include "cpu-conv-block.h"
-#undef GF_V
-#undef GF_W
-#undef GF_ATTR
-#undef GF_NAME
-#endif
+#define CPU_VARIANTS_FILE "cpu-conv-block.h"
+#include "cpu-variants.h"
 
 static void
 conv_add_offset (const ConvCtx *c, float *out, int n_pixels)

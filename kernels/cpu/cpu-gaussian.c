@@ -428,30 +428,8 @@ gauss_cols_cos (void *data, int begin, int end)
 
 /* The direct-tap kernels: an AVX2 + FMA copy picked at run time where
  * the CPU has them, and a 16-byte one (SSE2 and the like). */
-typedef float GaussV4
-  __attribute__ ((vector_size (16), aligned (4), may_alias));
-
-#define GF_V GaussV4
-#define GF_W 4
-#define GF_ATTR
-#define GF_NAME(f) f##_v4
-#include "cpu-gauss-fir.h"
-#undef GF_V
-#undef GF_W
-#undef GF_ATTR
-#undef GF_NAME
-
-#if CPU_HAVE_V3
-#define GF_V       CpuV8
-#define GF_W       8
-#define GF_ATTR    __attribute__ ((target ("arch=x86-64-v3")))
-#define GF_NAME(f) f##_v8
-#include "cpu-gauss-fir.h"
-#undef GF_V
-#undef GF_W
-#undef GF_ATTR
-#undef GF_NAME
-#endif
+#define CPU_VARIANTS_FILE "cpu-gauss-fir.h"
+#include "cpu-variants.h"
 
 /* One item: a tile of g->band output rows by g->tile_w output pixels.
  * The vertical taps run column chunk by column chunk down the band, from

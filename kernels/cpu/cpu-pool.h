@@ -35,6 +35,8 @@ cpu_has_v3 (void)
 /* Eight floats, any alignment: accumulators that stay in registers (GCC
  * and Clang vector extensions; lowered to SSE in the default clone). */
 typedef float CpuV8 __attribute__ ((vector_size (32), aligned (4), may_alias));
+/* Four floats: the same for CPUs without AVX2 (cpu-variants.h). */
+typedef float CpuV4 __attribute__ ((vector_size (16), aligned (4), may_alias));
 
 /* Runs fn (ctx, begin, end) over [0, n_items) in chunks of grain items on
  * the job's threads (options->threads, 0 = all cores), the calling thread
