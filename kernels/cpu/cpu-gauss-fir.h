@@ -112,5 +112,5 @@ GF_NAME (gauss_vchunk) (const float *const *rows,
       memcpy (pack + k * GAUSS_CHUNK, rows[k] + off, sizeof (float) * m);
   for (int y = 0; y < nb; y++)
     GF_NAME (gauss_fir)
-    (pack + y * GAUSS_CHUNK, out + y * out_stride, m, r, GAUSS_CHUNK, taps);
+  (pack + y * GAUSS_CHUNK, out + y * out_stride, m, r, GAUSS_CHUNK, taps);
 }

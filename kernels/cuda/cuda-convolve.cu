@@ -213,11 +213,7 @@ conv_launch (const CudaGeom  &g,
              gpufx_cuda_div_up (out.h, CONV_RPT * ty));
   dim3 block (32, ty);
 
-  if (smem > 48 * 1024
-      && (err = cudaFuncSetAttribute (
-            conv_kernel<C, MW>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) smem))
-           != cudaSuccess)
+  if ((err = gpufx_cuda_allow_smem (conv_kernel<C, MW>, smem)) != cudaSuccess)
     return err;
   conv_kernel<C, MW>
     <<<grid, block, smem, stream>>> (g, in, out, mw, mh, chunk, scale, offset);

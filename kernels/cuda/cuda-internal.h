@@ -162,4 +162,16 @@ gpufx_cuda_div_up (long a, long b)
   return (unsigned) ((a + b - 1) / b);
 }
 
+/* Dynamic shared memory above the default 48 KB must be allowed per
+ * kernel before the launch. */
+template <typename Kernel>
+static inline cudaError_t
+gpufx_cuda_allow_smem (Kernel kernel, size_t smem)
+{
+  if (smem <= 48 * 1024)
+    return cudaSuccess;
+  return cudaFuncSetAttribute (
+    kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
+}
+
 #endif /* GPUFX_CUDA_INTERNAL_H */

@@ -378,11 +378,7 @@ taps_rows_launch (const CudaGeom  &g,
   dim3 grid (gpufx_cuda_div_up (out.w, RT_TILE), gpufx_cuda_div_up (out.h, ty));
   dim3 block (RT_TX, ty);
 
-  if (smem > 48 * 1024
-      && (err = cudaFuncSetAttribute (
-            taps_rows_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-            (int) smem))
-           != cudaSuccess)
+  if ((err = gpufx_cuda_allow_smem (taps_rows_kernel<C>, smem)) != cudaSuccess)
     return err;
   taps_rows_kernel<C><<<grid, block, smem, stream>>> (g, 0, in, out, n_taps,
                                                       first, scale, offset);
@@ -705,11 +701,8 @@ cosines_launch (const CudaGeom  &g,
   dim3   grid (gpufx_cuda_div_up (n_lines, COS_LANES));
   dim3   block (COS_LANES, nch);
 
-  if (smem > 48 * 1024
-      && (err = cudaFuncSetAttribute (
-            lines_cosines_kernel<NT, AXIS>,
-            cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem))
-           != cudaSuccess)
+  if ((err = gpufx_cuda_allow_smem (lines_cosines_kernel<NT, AXIS>, smem))
+      != cudaSuccess)
     return err;
   lines_cosines_kernel<NT, AXIS><<<grid, block, smem, stream>>> (g, in, out);
   return cudaGetLastError ();
