@@ -19,8 +19,8 @@ static const GpufxChoice params_border_choices[]
 
 static const GpufxChoice params_backend_choices[]
   = { { "auto", GPUFX_N_ ("Automatic (GPU when available)") },
-      { "cpu", GPUFX_N_ ("CPU") },
       { "cuda", GPUFX_N_ ("CUDA GPU") },
+      { "cpu", GPUFX_N_ ("CPU") },
       { NULL, NULL } };
 
 const GpufxParam gpufx_common_params[]

@@ -560,7 +560,7 @@ gpufx_run_region (const GpufxFilter  *filter,
       gpufx_options_init (&default_options);
       options = &default_options;
     }
-  if ((int) options->backend < 0 || options->backend > GPUFX_BACKEND_CUDA)
+  if ((int) options->backend < 0 || options->backend > GPUFX_BACKEND_CPU)
     return gpufx_fail (report, GPUFX_ERROR_INVALID_ARGUMENT,
                        "unknown backend %d", (int) options->backend);
   if (options->threads < 0)

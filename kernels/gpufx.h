@@ -123,8 +123,8 @@ extern "C"
   typedef enum
   {
     GPUFX_BACKEND_AUTO = 0, /* CUDA when it works, else the CPU */
-    GPUFX_BACKEND_CPU,
-    GPUFX_BACKEND_CUDA
+    GPUFX_BACKEND_CUDA,
+    GPUFX_BACKEND_CPU
   } GpufxBackend;
 
   typedef enum

@@ -12,11 +12,6 @@
 #include "plugin-args.h"
 #include "plugin-error.h"
 
-/* The backend choice is shown as auto, cuda, cpu (GPU first: it is what the
- * plug-in is for), while the table lists auto, cpu, cuda.  Entries are
- * matched by name; the GimpChoice id is always the table's index. */
-static const char *const args_backend_order[] = { "auto", "cuda", "cpu", NULL };
-
 void
 gpu_args_foreach (const GpufxFilterInfo *info, GpuArgsFunc func, gpointer data)
 {
@@ -33,24 +28,9 @@ args_make_choice (const GpufxParam *param)
 {
   GimpChoice *choice = gimp_choice_new ();
 
-  if (param->id == GPUFX_P_BACKEND)
-    {
-      for (int i = 0; args_backend_order[i]; i++)
-        {
-          int index = gpufx_choice_index (param, args_backend_order[i]);
-
-          if (index >= 0)
-            gimp_choice_add (choice, param->choices[index].name, index,
-                             _ (param->choices[index].label), NULL);
-        }
-    }
-  /* Every table entry appears, even one the order above does not know. */
   for (int i = 0; param->choices[i].name; i++)
-    if (param->id != GPUFX_P_BACKEND
-        || ! g_strv_contains ((const gchar *const *) args_backend_order,
-                              param->choices[i].name))
-      gimp_choice_add (choice, param->choices[i].name, i,
-                       _ (param->choices[i].label), NULL);
+    gimp_choice_add (choice, param->choices[i].name, i,
+                     _ (param->choices[i].label), NULL);
   return choice;
 }
 

@@ -224,33 +224,20 @@ bench_parse_args (int argc, char **argv, BenchArgs *a)
   return a->filter != NULL;
 }
 
-static int
-bench_choice (const char *name, const char *const *names, int n)
-{
-  for (int i = 0; i < n; i++)
-    if (! strcmp (name, names[i]))
-      return i;
-  return -1;
-}
-
 int
 main (int argc, char **argv)
 {
-  static const char *const filters[]
-    = { "convolve", "gaussian-blur", "sobel", "kuwahara" };
-  static const char *const borders[] = { "clamp", "mirror", "wrap", "zero" };
-  static const char *const backends[] = { "auto", "cpu", "cuda" };
-  BenchArgs                a;
-  GpufxFilter              filter;
-  GpufxOptions             options;
-  GpufxReport              report;
-  GpufxImage               src, dst;
-  GpufxStatus              status;
-  char                     message[GPUFX_MESSAGE_MAX + 64];
-  double                  *times, *engine_times;
-  size_t                   n;
-  int                      kind, border, backend;
-  int                      premultiplied;
+  BenchArgs    a;
+  GpufxFilter  filter;
+  GpufxOptions options;
+  GpufxReport  report;
+  GpufxImage   src, dst;
+  GpufxStatus  status;
+  char         message[GPUFX_MESSAGE_MAX + 64];
+  double      *times, *engine_times;
+  size_t       n;
+  int          kind, border, backend;
+  int          premultiplied;
 
   if (! bench_parse_args (argc, argv, &a))
     {
@@ -265,11 +252,13 @@ main (int argc, char **argv)
     }
   bench_rng_state = 0x9E3779B97F4A7C15ULL ^ ((uint64_t) a.seed << 1) ^ 1;
 
-  if ((kind = bench_choice (a.filter, filters, 4)) < 0)
+  const GpufxFilterInfo *info = gpufx_filter_info_by_name (a.filter);
+
+  if (! info || (kind = (int) info->kind) < 0)
     return bench_fail (&a, "unknown filter");
-  if ((border = bench_choice (a.border, borders, 4)) < 0)
+  if ((border = gpufx_choice_index (&gpufx_common_params[0], a.border)) < 0)
     return bench_fail (&a, "unknown border");
-  if ((backend = bench_choice (a.backend, backends, 3)) < 0)
+  if ((backend = gpufx_choice_index (&gpufx_common_params[1], a.backend)) < 0)
     return bench_fail (&a, "unknown backend");
   if (a.width < 1 || a.height < 1 || a.channels < 1 || a.channels > 4)
     return bench_fail (&a, "bad size or channels");
