@@ -26,55 +26,55 @@ static const GpufxChoice params_backend_choices[]
 const GpufxParam gpufx_common_params[]
   = { { GPUFX_P_BORDER, "border", GPUFX_N_ ("_Border"),
         GPUFX_N_ ("How pixels outside the image are made"), GPUFX_PARAM_CHOICE,
-        0, 3, GPUFX_BORDER_CLAMP, 0, params_border_choices },
+        0, 3, GPUFX_BORDER_CLAMP, 0, params_border_choices, 0, 0 },
       { GPUFX_P_BACKEND, "backend", GPUFX_N_ ("Bac_kend"),
         GPUFX_N_ ("Where the filter runs"), GPUFX_PARAM_CHOICE, 0, 2,
-        GPUFX_BACKEND_AUTO, 0, params_backend_choices },
-      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL } };
+        GPUFX_BACKEND_AUTO, 0, params_backend_choices, 0, 0 },
+      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0, 0 } };
 
 static const GpufxParam params_convolve[]
   = { { GPUFX_P_MATRIX, "matrix", GPUFX_N_ ("_Matrix"),
         GPUFX_N_ ("Weights, rows separated by ';' and weights by ',' "
                   "(1 to 63 each way)"),
-        GPUFX_PARAM_MATRIX, 0, 0, 0, 0, NULL },
+        GPUFX_PARAM_MATRIX, 0, 0, 0, 0, NULL, 0, 0 },
       { GPUFX_P_DIVISOR, "divisor", GPUFX_N_ ("_Divisor"),
         GPUFX_N_ ("The weighted sum is divided by this (not 0)"),
-        GPUFX_PARAM_DOUBLE, -1e6, 1e6, 1.0, 3, NULL },
+        GPUFX_PARAM_DOUBLE, -1e6, 1e6, 1.0, 3, NULL, 100, 0 },
       { GPUFX_P_OFFSET, "offset", GPUFX_N_ ("O_ffset"),
         GPUFX_N_ ("Added to every colour channel after dividing"),
-        GPUFX_PARAM_DOUBLE, -1e6, 1e6, 0.0, 3, NULL },
+        GPUFX_PARAM_DOUBLE, -1e6, 1e6, 0.0, 3, NULL, 1, 0 },
       { GPUFX_P_NORMALIZE, "normalize", GPUFX_N_ ("_Normalize"),
         GPUFX_N_ ("Divide by the sum of the weights instead of the divisor"),
-        GPUFX_PARAM_BOOL, 0, 1, 0, 0, NULL },
-      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL } };
+        GPUFX_PARAM_BOOL, 0, 1, 0, 0, NULL, 0, 0 },
+      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0, 0 } };
 
 static const GpufxParam params_gaussian[]
   = { { GPUFX_P_STD_DEV_X, "std-dev-x", GPUFX_N_ ("Size _X"),
         GPUFX_N_ ("Standard deviation of the horizontal Gaussian, in pixels"),
-        GPUFX_PARAM_DOUBLE, 0.0, GPUFX_STD_DEV_MAX, 1.5, 2, NULL },
+        GPUFX_PARAM_DOUBLE, 0.0, GPUFX_STD_DEV_MAX, 1.5, 2, NULL, 100, 3.0 },
       { GPUFX_P_STD_DEV_Y, "std-dev-y", GPUFX_N_ ("Size _Y"),
         GPUFX_N_ ("Standard deviation of the vertical Gaussian, in pixels"),
-        GPUFX_PARAM_DOUBLE, 0.0, GPUFX_STD_DEV_MAX, 1.5, 2, NULL },
-      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL } };
+        GPUFX_PARAM_DOUBLE, 0.0, GPUFX_STD_DEV_MAX, 1.5, 2, NULL, 100, 3.0 },
+      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0, 0 } };
 
 static const GpufxParam params_sobel[] = {
   { GPUFX_P_HORIZONTAL, "horizontal", GPUFX_N_ ("_Horizontal"),
     GPUFX_N_ ("Detect horizontal changes (vertical edges)"), GPUFX_PARAM_BOOL,
-    0, 1, 1, 0, NULL },
+    0, 1, 1, 0, NULL, 0, 0 },
   { GPUFX_P_VERTICAL, "vertical", GPUFX_N_ ("_Vertical"),
     GPUFX_N_ ("Detect vertical changes (horizontal edges)"), GPUFX_PARAM_BOOL,
-    0, 1, 1, 0, NULL },
+    0, 1, 1, 0, NULL, 0, 0 },
   { GPUFX_P_KEEP_SIGN, "keep-sign", GPUFX_N_ ("_Keep sign"),
     GPUFX_N_ ("With one direction, keep the gradient's sign around mid-gray"),
-    GPUFX_PARAM_BOOL, 0, 1, 1, 0, NULL },
-  { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL }
+    GPUFX_PARAM_BOOL, 0, 1, 1, 0, NULL, 0, 0 },
+  { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0, 0 }
 };
 
 static const GpufxParam params_kuwahara[]
   = { { GPUFX_P_RADIUS, "radius", GPUFX_N_ ("_Radius"),
         GPUFX_N_ ("Each quadrant is radius + 1 pixels square"), GPUFX_PARAM_INT,
-        1, GPUFX_KUWAHARA_MAX_RADIUS, 3, 0, NULL },
-      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL } };
+        1, GPUFX_KUWAHARA_MAX_RADIUS, 3, 0, NULL, 30, 0 },
+      { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0, 0 } };
 
 static const GpufxFilterInfo params_filters[GPUFX_N_FILTERS] = {
   { GPUFX_FILTER_CONVOLVE, "convolve", "plug-in-gpu-convolve",
@@ -120,6 +120,15 @@ gpufx_filter_info_by_name (const char *name)
     if (strcmp (params_filters[i].name, name) == 0)
       return &params_filters[i];
   return NULL;
+}
+
+bool
+gpufx_filter_info_needs_own_dialog (const GpufxFilterInfo *info)
+{
+  for (const GpufxParam *p = info->params; p->name; p++)
+    if (p->type == GPUFX_PARAM_MATRIX)
+      return true;
+  return false;
 }
 
 int

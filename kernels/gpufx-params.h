@@ -63,6 +63,8 @@ extern "C"
     double             def;     /* BOOL: 0 or 1; CHOICE: index */
     int                digits;  /* DOUBLE: decimals shown in the dialog */
     const GpufxChoice *choices; /* CHOICE: terminated by a NULL name */
+    double             ui_max;  /* DOUBLE, INT: a slider's usual top; 0 = max */
+    double             ui_gamma; /* DOUBLE: a slider's gamma; 0 = linear */
   } GpufxParam;
 
   typedef struct
@@ -95,6 +97,10 @@ extern "C"
                           double            value,
                           char             *message,
                           size_t            message_size);
+
+  /* True for filters that a front end edits in a dialog of its own rather
+   * than a generated one: those with a matrix, which wants a grid. */
+  bool gpufx_filter_info_needs_own_dialog (const GpufxFilterInfo *info);
 
   /* A choice's index from its name, or -1. */
   int gpufx_choice_index (const GpufxParam *param, const char *name);

@@ -1,4 +1,6 @@
-/* gimp-gpu-filters: the plug-in: one procedure per filter of the engine.
+/* gimp-gpu-filters: the plug-in: one PDB procedure per filter, for scripts,
+ * each applying the filter's GEGL operation inside GIMP; and the matrix
+ * editor, the one dialog GIMP cannot generate.
  *
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -13,8 +15,8 @@
 #include "gpufx-params.h"
 #include "plugin-args.h"
 #include "plugin-error.h"
-#include "plugin-render.h"
-#include "gpufx-dialog.h"
+#include "plugin-apply.h"
+#include "gpufx-matrix-dialog.h"
 
 #define GPU_FILTERS_TYPE (gpu_filters_get_type ())
 G_DECLARE_FINAL_TYPE (GpuFilters, gpu_filters, GPU, FILTERS, GimpPlugIn)
@@ -64,6 +66,19 @@ gpu_filters_fail (GimpProcedure    *procedure,
   return gimp_procedure_new_return_values (procedure, status, error);
 }
 
+/* The backend the operation will run on, for the return value: the
+ * operation itself picks the same way, and says so in GIMP's error console
+ * should CUDA fail mid-run and the CPU take over. */
+static const gchar *
+gpu_filters_backend (const GpufxOptions *options)
+{
+  if (options->backend != GPUFX_BACKEND_AUTO)
+    return gpufx_backend_name (options->backend);
+  return gpufx_backend_available (GPUFX_BACKEND_CUDA, NULL, 0)
+           ? gpufx_backend_name (GPUFX_BACKEND_CUDA)
+           : gpufx_backend_name (GPUFX_BACKEND_CPU);
+}
+
 static GimpValueArray *
 gpu_filters_run (GimpProcedure       *procedure,
                  GimpRunMode          run_mode,
@@ -76,13 +91,18 @@ gpu_filters_run (GimpProcedure       *procedure,
   GimpValueArray        *values;
   GpufxFilter            filter;
   GpufxOptions           options;
-  GpuRenderStats         stats;
   GError                *error = NULL;
+  gboolean               non_destructive = FALSE;
+  gchar                  why[GPUFX_MESSAGE_MAX] = "";
+  gint                   x, y, width, height;
+  gint64                 t0;
 
+  /* Loads GEGL's modules, ours among them, so that the operation's enum
+   * properties are known in this process too. */
   gegl_init (NULL, NULL);
 
-  /* Like GIMP's own filters: one drawable at a time, so that the dialog's
-   * preview and the undo step are about one thing. */
+  /* Like GIMP's own filters: one drawable at a time, so that the preview
+   * and the undo step are about one thing. */
   if (! drawables || ! drawables[0] || drawables[1])
     {
       g_set_error (&error, GPU_FILTERS_ERROR, 0,
@@ -93,28 +113,49 @@ gpu_filters_run (GimpProcedure       *procedure,
     }
 
   if (run_mode == GIMP_RUN_INTERACTIVE
-      && ! gpufx_dialog_run (procedure, config, drawables[0], info))
+      && gpufx_filter_info_needs_own_dialog (info)
+      && ! gpu_matrix_dialog_run (procedure, config, drawables[0], info))
     return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL, NULL);
 
   if (! gpu_args_read (config, info, &filter, &options, &error))
     return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
+  if (options.backend == GPUFX_BACKEND_CUDA
+      && ! gpufx_backend_available (GPUFX_BACKEND_CUDA, why, sizeof why))
+    {
+      g_set_error (&error, GPU_FILTERS_ERROR, 0,
+                   _ ("The CUDA backend cannot run here: %s.  Choose "
+                      "\"auto\" or \"cpu\"."),
+                   why);
+      return gpu_filters_fail (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+    }
 
-  if (! gpu_render_drawable (drawables[0], &filter, &options, 0, &stats,
-                             &error))
-    return gpu_filters_fail (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+  values = gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
+  if (! gimp_drawable_mask_intersect (drawables[0], &x, &y, &width, &height))
+    {
+      /* The selection misses this drawable: nothing to do. */
+      GIMP_VALUES_SET_STRING (values, 1, "none");
+      return values;
+    }
+
+  g_object_get (config, "non-destructive", &non_destructive, NULL);
+  t0 = g_get_monotonic_time ();
+  if (! gpu_apply_drawable (drawables[0], config, info, non_destructive,
+                            &error))
+    {
+      gimp_value_array_unref (values);
+      return gpu_filters_fail (procedure, GIMP_PDB_EXECUTION_ERROR, error);
+    }
 
   /* For benchmarks and the demo: where the time went. */
   if (g_getenv ("GPU_FILTERS_VERBOSE"))
-    g_printerr ("gpu-filters: %s on %s: engine %.1f ms, in the plug-in "
-                "%.1f ms, %d band(s)\n",
-                info->name, stats.backend, stats.engine_ms, stats.total_ms,
-                stats.bands);
+    g_printerr ("gpu-filters: %s %s: %.1f ms in GIMP\n", info->name,
+                non_destructive ? "appended" : "merged",
+                (g_get_monotonic_time () - t0) / 1000.0);
 
   if (run_mode != GIMP_RUN_NONINTERACTIVE)
     gimp_displays_flush ();
 
-  values = gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
-  GIMP_VALUES_SET_STRING (values, 1, stats.backend);
+  GIMP_VALUES_SET_STRING (values, 1, gpu_filters_backend (&options));
   return values;
 }
 
@@ -145,10 +186,16 @@ gpu_filters_create_procedure (GimpPlugIn *plug_in, const gchar *name)
   gimp_procedure_set_image_types (procedure, "RGB*, GRAY*");
   gimp_procedure_set_sensitivity_mask (procedure,
                                        GIMP_PROCEDURE_SENSITIVE_DRAWABLE);
-  label = gpu_filters_menu_label (_ (info->menu_label));
-  gimp_procedure_set_menu_label (procedure, label);
-  g_free (label);
-  gimp_procedure_add_menu_path (procedure, "<Image>/Filters/GPU");
+  /* The operations put themselves into Filters > GPU with GIMP's own
+   * dialog; only a filter that needs a dialog of ours has its entry here,
+   * so that each filter is listed once. */
+  if (gpufx_filter_info_needs_own_dialog (info))
+    {
+      label = gpu_filters_menu_label (_ (info->menu_label));
+      gimp_procedure_set_menu_label (procedure, label);
+      g_free (label);
+      gimp_procedure_add_menu_path (procedure, "<Image>/Filters/GPU");
+    }
   gimp_procedure_set_documentation (procedure, _ (info->blurb), _ (info->help),
                                     name);
   gimp_procedure_set_attribution (procedure, "The gimp-gpu-filters authors",
@@ -157,9 +204,10 @@ gpu_filters_create_procedure (GimpPlugIn *plug_in, const gchar *name)
   gpu_args_add (procedure, info);
 
   gimp_procedure_add_string_return_value (procedure, "backend", _ ("Backend"),
-                                          _ ("The backend that ran: cpu or "
-                                             "cuda (none when the selection "
-                                             "misses the drawable)"),
+                                          _ ("The backend the operation "
+                                             "runs on: cpu or cuda (none "
+                                             "when the selection misses the "
+                                             "drawable)"),
                                           "none", G_PARAM_READWRITE);
   return procedure;
 }

@@ -1,0 +1,135 @@
+/* gimp-gpu-filters: a filter applied inside GIMP as its GEGL operation.
+ *
+ * Copyright (C) 2026 The gimp-gpu-filters authors
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The pixels never come to this process: GIMP runs the operation on its
+ * own buffers.  What is left here is naming the operation and copying the
+ * arguments over, both by the parameter table.
+ */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "plugin-apply.h"
+#include "plugin-args.h"
+#include "plugin-error.h"
+
+typedef struct
+{
+  GimpProcedureConfig *config;
+  GObject             *target;
+  GError              *error;
+} ApplyCopy;
+
+/* A choice goes over by its name: the operation's property is an enum of
+ * the module's (known here once GEGL has loaded the module) or, should
+ * GIMP present it so, a GimpChoice string. */
+static void
+apply_copy_choice (ApplyCopy *copy, const GpufxParam *p)
+{
+  GParamSpec *pspec
+    = g_object_class_find_property (G_OBJECT_GET_CLASS (copy->target), p->name);
+  gchar      *nick = NULL;
+
+  g_object_get (copy->config, p->name, &nick, NULL);
+  if (G_IS_PARAM_SPEC_ENUM (pspec))
+    {
+      GEnumClass *enum_class = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+      GEnumValue *value = g_enum_get_value_by_nick (enum_class, nick);
+
+      if (value)
+        g_object_set (copy->target, p->name, value->value, NULL);
+      else
+        g_set_error (&copy->error, GPU_FILTERS_ERROR, 0,
+                     _ ("The operation has no %s '%s'"), p->name, nick);
+    }
+  else
+    {
+      g_object_set (copy->target, p->name, nick, NULL);
+    }
+  g_free (nick);
+}
+
+static void
+apply_copy_one (const GpufxParam *p, gpointer data)
+{
+  ApplyCopy *copy = data;
+  GValue     value = G_VALUE_INIT;
+
+  if (copy->error)
+    return;
+  if (! g_object_class_find_property (G_OBJECT_GET_CLASS (copy->target),
+                                      p->name))
+    {
+      g_set_error (&copy->error, GPU_FILTERS_ERROR, 0,
+                   _ ("The GEGL operation has no property '%s': is the "
+                      "gpufx-ops module of the same version installed?"),
+                   p->name);
+      return;
+    }
+  if (p->type == GPUFX_PARAM_CHOICE)
+    {
+      apply_copy_choice (copy, p);
+      return;
+    }
+  g_value_init (&value, G_PARAM_SPEC_VALUE_TYPE (g_object_class_find_property (
+                          G_OBJECT_GET_CLASS (copy->config), p->name)));
+  g_object_get_property (G_OBJECT (copy->config), p->name, &value);
+  g_object_set_property (copy->target, p->name, &value);
+  g_value_unset (&value);
+}
+
+gboolean
+gpu_apply_configure (GimpDrawableFilter    *filter,
+                     GimpProcedureConfig   *config,
+                     const GpufxFilterInfo *info,
+                     GError               **error)
+{
+  ApplyCopy copy = { config, NULL, NULL };
+
+  copy.target = G_OBJECT (gimp_drawable_filter_get_config (filter));
+  gpu_args_foreach (info, apply_copy_one, &copy);
+  if (copy.error)
+    {
+      g_propagate_error (error, copy.error);
+      return FALSE;
+    }
+  gimp_drawable_filter_update (filter);
+  return TRUE;
+}
+
+gboolean
+gpu_apply_drawable (GimpDrawable          *drawable,
+                    GimpProcedureConfig   *config,
+                    const GpufxFilterInfo *info,
+                    gboolean               non_destructive,
+                    GError               **error)
+{
+  GimpDrawableFilter *filter;
+  gchar              *op_name = g_strconcat ("gpufx:", info->name, NULL);
+
+  filter = gimp_drawable_filter_new (drawable, op_name, NULL);
+  if (! filter)
+    {
+      g_set_error (error, GPU_FILTERS_ERROR, 0,
+                   _ ("GIMP does not know the GEGL operation %s: the "
+                      "gpufx-ops module is not installed where GEGL looks "
+                      "(see the README)"),
+                   op_name);
+      g_free (op_name);
+      return FALSE;
+    }
+  g_free (op_name);
+
+  if (! gpu_apply_configure (filter, config, info, error))
+    {
+      gimp_drawable_filter_delete (filter);
+      return FALSE;
+    }
+  if (non_destructive)
+    gimp_drawable_append_filter (drawable, filter);
+  else
+    gimp_drawable_merge_filter (drawable, filter);
+  return TRUE;
+}
