@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job: build, install the plug-in into a throwaway GIMP profile,
-# run GIMP 3 headless on tests/data/coffee.png with every GPU filter that
-# works, and write the results into ./out/, printing backend and time.
+# The main job: build, install the plug-in and the GEGL module into a
+# throwaway GIMP profile, run GIMP 3 headless on tests/data/coffee.png with
+# every GPU filter, through its GEGL operation and through its PDB
+# procedure, and write the results into ./out/, printing backend and time.
 #
 # usage: build-aux/demo.sh [BUILD_DIR [OUT_DIR [MESON_OPTION...]]]
 #        (defaults: ./build and ./out)
@@ -25,29 +26,42 @@ cd "$TOP"
 . "$HERE/build-common.sh"
 gpufx_build "$BUILD" "$@"
 
-# Install only the plug-in (and its catalogs) into a fresh profile, exactly
-# as `meson install` lays it out, without touching the build's settings.
+# Install the plug-in (with its catalogs) and the GEGL module into a fresh
+# throwaway profile, exactly as `meson install` lays them out, without
+# touching the build's settings: the plug-in into the profile's plug-ins/,
+# the module where GEGL looks for one user's modules
+# ($XDG_DATA_HOME/gegl-0.4/plug-ins).
 mkdir -p "$OUT"
 PROFILE=$OUT/gimp-profile
+XDG=$OUT/xdg-data
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
-rm -rf "$PROFILE"
-mkdir -p "$PROFILE/plug-ins"
+rm -rf "$PROFILE" "$XDG"
+mkdir -p "$PROFILE/plug-ins" "$XDG/gegl-0.4/plug-ins"
 DESTDIR=$STAGE meson install -C "$BUILD" --no-rebuild --quiet --tags plugin,i18n
-PLUGIN_DIR=$(meson introspect "$BUILD" --installed \
-  | python3 -c 'import json,sys; print([v for v in json.load(sys.stdin).values() if v.endswith("/gpu-filters/gpu-filters")][0])')
+installed () {
+  meson introspect "$BUILD" --installed \
+    | python3 -c 'import json,sys; print([v for v in json.load(sys.stdin).values() if v.endswith(sys.argv[1])][0])' "$1"
+}
+PLUGIN_DIR=$(installed /gpu-filters/gpu-filters)
+MODULE=$(installed /gpufx-ops.so)
 cp -r "$STAGE$(dirname "$PLUGIN_DIR")" "$PROFILE/plug-ins/"
+cp "$STAGE$MODULE" "$XDG/gegl-0.4/plug-ins/"
 echo "== plug-in installed into the throwaway profile $PROFILE"
+echo "== GEGL module installed into $XDG/gegl-0.4/plug-ins"
 
 echo "== GIMP 3 headless: $(gimp-console-3.0 --version 2>/dev/null | head -1)"
 t0=$(date +%s.%N)
-GIMP3_DIRECTORY=$PROFILE GPUFX_DEMO_IN=$TOP/tests/data/coffee.png \
+GIMP3_DIRECTORY=$PROFILE XDG_DATA_HOME=$XDG GPUFX_DEMO_IN=$TOP/tests/data/coffee.png \
 GPUFX_DEMO_OUT=$OUT LANG=C.UTF-8 GPU_FILTERS_VERBOSE=1 \
   timeout 600 gimp-console-3.0 -i -n -d -f \
     --batch-interpreter=python-fu-eval \
     -b "exec(open('$HERE/demo-batch.py').read())" --quit \
   > "$OUT/gimp.log" 2>&1 || { cat "$OUT/gimp.log"; echo "demo: GIMP failed"; exit 1; }
-grep -E '^(demo|gpu-filters):' "$OUT/gimp.log" | sed 's/^demo: //; s/^gpu-filters: /   /'
+grep -E '^demo:' "$OUT/gimp.log" | sed 's/^demo: //'
+# The operations say where each piece of work ran (GPU_FILTERS_VERBOSE).
+echo "== where the operations ran (chunks per operation and backend):"
+sed -n 's/^gpufx: \(gpufx:[a-z-]*\) .* on \([a-z]*\):.*/\1 on \2/p' "$OUT/gimp.log" | sort | uniq -c
 grep -q '^demo: done' "$OUT/gimp.log" || { cat "$OUT/gimp.log"; exit 1; }
 echo "== GIMP session: $(python3 -c "import time; print('%.1f' % (time.time() - $t0))") s; results in $OUT"
 ls -l "$OUT"/*.png

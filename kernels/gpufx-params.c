@@ -350,3 +350,12 @@ gpufx_matrix_format (const GpufxConvolveParams *params, char *text, size_t size)
       }
   return true;
 }
+
+bool
+gpufx_matrix_default_text (char *text, size_t size)
+{
+  GpufxFilter filter;
+
+  gpufx_filter_init (&filter, GPUFX_FILTER_CONVOLVE);
+  return gpufx_matrix_format (&filter.convolve, text, size);
+}

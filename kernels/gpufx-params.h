@@ -20,6 +20,9 @@ extern "C"
 
 #define GPUFX_N_(s) (s)
 
+/* Room for any matrix as text. */
+#define GPUFX_MATRIX_TEXT_MAX (GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX * 16)
+
   typedef enum
   {
     GPUFX_PARAM_DOUBLE,
@@ -111,6 +114,8 @@ extern "C"
                            const char          *text,
                            char                *message,
                            size_t               message_size);
+  /* The default filter's matrix as text (the matrix parameter's default). */
+  bool gpufx_matrix_default_text (char *text, size_t size);
   /* Writes at most size bytes, always terminated; returns false if cut. */
   bool gpufx_matrix_format (const GpufxConvolveParams *params,
                             char                      *text,

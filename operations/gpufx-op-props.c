@@ -142,16 +142,17 @@ props_make_pspec (const GpufxParam *p)
       pspec = g_param_spec_boolean (p->name, nick, blurb, p->def != 0, flags);
       break;
     case GPUFX_PARAM_CHOICE:
-      pspec = g_param_spec_enum (p->name, nick, blurb, props_enum_types[p->id],
+      /* GEGL's kind of enum pspec: GIMP hands it to plug-ins and scripts
+       * as a GimpChoice of the nicks, so they need not load this module
+       * to know the enum type. */
+      pspec = gegl_param_spec_enum (p->name, nick, blurb, props_enum_types[p->id],
                                  (gint) p->def, flags);
       break;
     case GPUFX_PARAM_MATRIX:
       {
-        GpufxFilter filter;
-        gchar       text[GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX * 16];
+        gchar text[GPUFX_MATRIX_TEXT_MAX];
 
-        gpufx_filter_init (&filter, GPUFX_FILTER_CONVOLVE);
-        if (! gpufx_matrix_format (&filter.convolve, text, sizeof text))
+        if (! gpufx_matrix_default_text (text, sizeof text))
           text[0] = '\0';
         pspec = g_param_spec_string (p->name, nick, blurb, text, flags);
         gegl_param_spec_set_property_key (pspec, "multiline", "true");

@@ -97,10 +97,6 @@ gpu_filters_run (GimpProcedure       *procedure,
   gint                   x, y, width, height;
   gint64                 t0;
 
-  /* Loads GEGL's modules, ours among them, so that the operation's enum
-   * properties are known in this process too. */
-  gegl_init (NULL, NULL);
-
   /* Like GIMP's own filters: one drawable at a time, so that the preview
    * and the undo step are about one thing. */
   if (! drawables || ! drawables[0] || drawables[1])

@@ -22,9 +22,9 @@ typedef struct
   GError              *error;
 } ApplyCopy;
 
-/* A choice goes over by its name: the operation's property is an enum of
- * the module's (known here once GEGL has loaded the module) or, should
- * GIMP present it so, a GimpChoice string. */
+/* A choice goes over by its name: GIMP presents the operation's enum
+ * property as a GimpChoice of its nicks; a GIMP that handed over the enum
+ * type itself would need the module loaded here, and gets the number. */
 static void
 apply_copy_choice (ApplyCopy *copy, const GpufxParam *p)
 {

@@ -64,12 +64,9 @@ args_add_one (const GpufxParam *p, gpointer data)
       break;
     case GPUFX_PARAM_MATRIX:
       {
-        GpufxFilter filter;
-        gchar       text[GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX * 16];
+        gchar text[GPUFX_MATRIX_TEXT_MAX];
 
-        /* The default matrix is the engine's default filter's. */
-        gpufx_filter_init (&filter, GPUFX_FILTER_CONVOLVE);
-        if (! gpufx_matrix_format (&filter.convolve, text, sizeof text))
+        if (! gpufx_matrix_default_text (text, sizeof text))
           text[0] = '\0';
         gimp_procedure_add_string_argument (procedure, p->name, label, blurb,
                                             text, G_PARAM_READWRITE);
