@@ -46,7 +46,10 @@ op_image (GeglOperation *operation, GeglRectangle *image)
   const GeglRectangle *in
     = gegl_operation_source_get_bounding_box (operation, "input");
 
-  if (! in || gegl_rectangle_is_empty (in))
+  /* An endless input (a pattern source) has no edge for the border rule
+   * to apply at; such graphs are not GIMP's, and pass through. */
+  if (! in || gegl_rectangle_is_empty (in)
+      || gegl_rectangle_is_infinite_plane (in))
     return FALSE;
   *image = *in;
   return TRUE;
@@ -356,8 +359,12 @@ op_process (GeglOperation       *operation,
   gint64        t0 = g_get_monotonic_time ();
   const gchar  *op_name = gegl_operation_get_name (operation);
 
-  if (! op_image (operation, &image)
-      || ! gegl_rectangle_intersect (&dst, roi, &image))
+  if (! op_image (operation, &image))
+    {
+      gegl_buffer_copy (input, roi, GEGL_ABYSS_NONE, output, roi);
+      return TRUE;
+    }
+  if (! gegl_rectangle_intersect (&dst, roi, &image))
     return TRUE;
 
   if (! op_run (self, input, output, &image, &dst, &report, why, sizeof why))
