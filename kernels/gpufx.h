@@ -258,6 +258,15 @@ extern "C"
   bool
   gpufx_backend_available (GpufxBackend backend, char *why, size_t why_size);
 
+  /* Memory for images that a backend will filter: page-locked when the
+   * backend may be CUDA and CUDA works here, so that it goes to and from
+   * the GPU without staging copies (such blocks are kept for reuse after
+   * gpufx_host_free, up to an eighth of the machine's memory, until
+   * gpufx_release); else ordinary memory in huge pages.  NULL when there is
+   * not enough.  Free with gpufx_host_free. */
+  void *gpufx_host_alloc (size_t bytes, GpufxBackend backend);
+  void  gpufx_host_free (void *p);
+
   /* Frees the CUDA context (device buffers, pinned memory, streams) that
    * calls keep between them.  Safe to call at any time. */
   void gpufx_release (void);

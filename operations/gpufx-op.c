@@ -19,9 +19,7 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <glib/gi18n-lib.h>
 
@@ -85,6 +83,11 @@ op_needs_whole_image (GpufxOp *self, const GeglRectangle *image)
          || centre.y - need.y > OP_WHOLE_IMAGE_REACH;
 }
 
+/* The pads carry what the drawable is (straight colour, its own space),
+ * so GEGL converts nothing around the operation; the filter's own form
+ * (premultiplied for all but Sobel, as gegl:gaussian-blur and
+ * gegl:edge-sobel work) is made by babl while copying into and out of the
+ * engine's buffers, on GEGL's threads. */
 static void
 op_prepare (GeglOperation *operation)
 {
@@ -95,23 +98,28 @@ op_prepare (GeglOperation *operation)
   gboolean    gray = source
                   && babl_format_get_n_components (source) - (alpha ? 1 : 0)
                        == 1;
-  /* The engine's own definitions: premultiplied linear colour, as
-   * gegl:gaussian-blur uses, for all but Sobel, which (like
-   * gegl:edge-sobel) works on straight colour. */
   gboolean    premultiply = alpha && self->filter.kind != GPUFX_FILTER_SOBEL;
-  const char *name;
+  const char *pad, *work;
 
   if (gray)
-    name = ! alpha ? "Y float" : premultiply ? "YaA float" : "YA float";
+    {
+      pad = alpha ? "YA float" : "Y float";
+      work = premultiply ? "YaA float" : pad;
+    }
   else
-    name = ! alpha ? "RGB float" : premultiply ? "RaGaBaA float" : "RGBA float";
+    {
+      pad = alpha ? "RGBA float" : "RGB float";
+      work = premultiply ? "RaGaBaA float" : pad;
+    }
 
-  self->format = babl_format_with_space (name, space);
+  self->format = babl_format_with_space (work, space);
   self->channels = (gray ? 1 : 3) + (alpha ? 1 : 0);
   self->alpha = alpha ? self->channels - 1 : -1;
   self->premultiplied = premultiply;
-  gegl_operation_set_format (operation, "input", self->format);
-  gegl_operation_set_format (operation, "output", self->format);
+  gegl_operation_set_format (operation, "input",
+                             babl_format_with_space (pad, space));
+  gegl_operation_set_format (operation, "output",
+                             babl_format_with_space (pad, space));
 }
 
 static GeglRectangle
@@ -194,32 +202,6 @@ op_view (GpufxOp *self, gfloat *data, const GeglRectangle *rect)
   view.alpha = self->alpha;
   view.premultiplied = self->premultiplied;
   return view;
-}
-
-/* The engine's buffers are large and short-lived; in huge pages the kernel
- * maps them with a few hundred faults instead of tens of thousands.  NULL
- * when memory is short: the caller says so instead of aborting GIMP. */
-static gfloat *
-op_alloc (gsize bytes)
-{
-  const gsize huge = 2 << 20;
-  void       *p = NULL;
-
-  if (bytes < huge)
-    return g_try_malloc (bytes);
-  bytes = (bytes + huge - 1) / huge * huge;
-  if (posix_memalign (&p, huge, bytes) != 0)
-    return NULL;
-#ifdef MADV_HUGEPAGE
-  madvise (p, bytes, MADV_HUGEPAGE);
-#endif
-  return p;
-}
-
-static void
-op_free (gfloat *p)
-{
-  free (p); /* g_try_malloc is malloc, and posix_memalign's goes to free */
 }
 
 /* Moving pixels between GEGL's tiles and the engine's linear buffers is
@@ -305,12 +287,12 @@ op_run (GpufxOp             *self,
   if (gpufx_filter_validate (&self->filter, why, why_size) != GPUFX_OK)
     return FALSE;
 
-  in = op_alloc (pixel * src.width * src.height);
-  out = op_alloc (pixel * dst->width * dst->height);
+  in = gpufx_host_alloc (pixel * src.width * src.height, options.backend);
+  out = gpufx_host_alloc (pixel * dst->width * dst->height, options.backend);
   if (! in || ! out)
     {
-      op_free (in);
-      op_free (out);
+      gpufx_host_free (in);
+      gpufx_host_free (out);
       g_snprintf (why, why_size, _ ("not enough memory for %d x %d pixels"),
                   src.width, src.height);
       return FALSE;
@@ -330,18 +312,18 @@ op_run (GpufxOp             *self,
   status = gpufx_run_region (&self->filter, &in_view, src_rect, &out_view,
                              dst_rect, image->width, image->height, &options,
                              report);
-  op_free (in);
+  gpufx_host_free (in);
   t_out = g_get_monotonic_time ();
   if (status == GPUFX_OK)
     op_copy (self, output, dst, out, TRUE);
+  else
+    g_snprintf (why, why_size, "%s: %s", gpufx_status_message (status),
+                report->message[0] ? report->message : _ ("no details"));
+  gpufx_host_free (out);
   if (g_getenv ("GPU_FILTERS_VERBOSE"))
     g_printerr ("gpufx: copies in %.1f ms, out %.1f ms\n",
                 (t_in - t0) / 1000.0,
                 (g_get_monotonic_time () - t_out) / 1000.0);
-  else
-    g_snprintf (why, why_size, "%s: %s", gpufx_status_message (status),
-                report->message[0] ? report->message : _ ("no details"));
-  op_free (out);
   return status == GPUFX_OK;
 }
 

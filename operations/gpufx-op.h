@@ -27,7 +27,7 @@ typedef struct
   gchar        matrix_error[GPUFX_MESSAGE_MAX]; /* why it was refused, or "" */
 
   /* Decided in prepare from the input's format. */
-  const Babl *format;
+  const Babl *format; /* of the engine's buffers */
   gint        channels;
   gint        alpha;
   gboolean    premultiplied;

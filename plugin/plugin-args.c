@@ -81,7 +81,7 @@ gpu_args_add (GimpProcedure *procedure, const GpufxFilterInfo *info)
   gpu_args_foreach (info, args_add_one, procedure);
   /* GIMP's, not the engine's: so it is not in the table. */
   gimp_procedure_add_boolean_argument (
-    procedure, "non-destructive", _ ("_Keep as a layer effect"),
+    procedure, "non-destructive", _ ("Keep as a la_yer effect"),
     _ ("Keep the filter as a non-destructive layer effect, editable later, "
        "instead of merging it into the pixels"),
     FALSE, G_PARAM_READWRITE);

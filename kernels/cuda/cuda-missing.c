@@ -28,3 +28,22 @@ void
 gpufx_cuda_release (void)
 {
 }
+
+void *
+gpufx_cuda_host_alloc (size_t bytes)
+{
+  (void) bytes;
+  return NULL;
+}
+
+bool
+gpufx_cuda_host_free (void *p)
+{
+  (void) p;
+  return false;
+}
+
+void
+gpufx_cuda_host_release (void)
+{
+}
