@@ -5,6 +5,12 @@
 # the benchmarks, and a short table last.  Full logs go to $OUT when set
 # (at most 8 files come back), else to /tmp/gpufx-run.
 #   build-aux/gpu-machine-run.sh [--no-sanitizers] [--no-bench] [--no-engine]
+#                                [--gegl | --gegl-only]
+# --gegl adds, last, our GEGL operations against GEGL's own filters in a
+# real GEGL (build-aux/gpu-machine-gegl.sh, which needs the tree that
+# build-aux/gegl-mini-root.sh packs into .device-gegl/: name .device-gegl in
+# the run tool's carry); --gegl-only runs that step alone, with no build.
+# GEGL_BENCH_ARGS passes arguments to the GEGL benchmark.
 # Environment: GPUFX_NO_BENCH=1 is --no-bench; SAN_TOOLS (default
 # "memcheck racecheck synccheck") picks the sanitizer tools, in order;
 # SAN_TIMEOUT (seconds, default 300) limits each tool's run.  A tool's
@@ -17,10 +23,13 @@ cd "$(dirname "$0")/.."
 OUTDIR=${OUT:-/tmp/gpufx-run}
 mkdir -p "$OUTDIR"
 BUILD=/tmp/build-gpu
-SAN=1; BENCH=1; ENGINE=1
+SAN=1; BENCH=1; ENGINE=1; GEGL=0; GEGL_ONLY=0
 [ "${GPUFX_NO_BENCH:-0}" = 1 ] && BENCH=0
 for a in "$@"; do
-  case $a in --no-sanitizers) SAN=0;; --no-bench) BENCH=0;; --no-engine) ENGINE=0;; esac
+  case $a in
+    --no-sanitizers) SAN=0;; --no-bench) BENCH=0;; --no-engine) ENGINE=0;;
+    --gegl) GEGL=1;; --gegl-only) GEGL=1; GEGL_ONLY=1;;
+  esac
 done
 SAN_TOOLS=${SAN_TOOLS:-memcheck racecheck synccheck}
 SAN_TIMEOUT=${SAN_TIMEOUT:-300}
@@ -35,6 +44,17 @@ step () { summary+=("$(printf '%-28s %s' "$1" "$2")"); }
   nvcc --version | tail -1; gcc --version | head -1; $MESON --version
 } > "$OUTDIR/env.txt" 2>&1
 cat "$OUTDIR/env.txt"
+
+gegl_step ()
+{
+  # Word splitting of GEGL_BENCH_ARGS is wanted: it is a list of arguments.
+  # shellcheck disable=SC2086
+  bash build-aux/gpu-machine-gegl.sh ${GEGL_BENCH_ARGS:-}
+}
+if [ $GEGL_ONLY = 1 ]; then
+  gegl_step
+  exit $?
+fi
 
 rm -rf $BUILD
 if $MESON setup $BUILD -Dcuda=enabled -Dgimp=disabled -Dgegl_io=disabled \
@@ -85,6 +105,11 @@ if [ $BENCH = 1 ]; then
   PYTHONUNBUFFERED=1 timeout 90 python3 tests/bench/gpu/bench-cupy.py > "$OUTDIR/bench-cupy.md" 2>&1
   step bench-cupy "rc=$?"
   cat "$OUTDIR/bench.md" "$OUTDIR/bench-npp.md" "$OUTDIR/bench-cupy.md"
+fi
+
+if [ $GEGL = 1 ]; then
+  gegl_step
+  step "gegl bench" "rc=$?"
 fi
 
 echo; echo "== summary =="
