@@ -26,35 +26,21 @@ cd "$TOP"
 . "$HERE/build-common.sh"
 gpufx_build "$BUILD" "$@"
 
-# Install the plug-in (with its catalogs) and the GEGL module into a fresh
-# throwaway profile, exactly as `meson install` lays them out, without
-# touching the build's settings: the plug-in into the profile's plug-ins/,
-# the module where GEGL looks for one user's modules
-# ($XDG_DATA_HOME/gegl-0.4/plug-ins).
+# The plug-in and the GEGL module into a fresh throwaway profile, as
+# `meson install' lays them out.
 mkdir -p "$OUT"
 PROFILE=$OUT/gimp-profile
 XDG=$OUT/xdg-data
-STAGE=$(mktemp -d)
-trap 'rm -rf "$STAGE"' EXIT
-rm -rf "$PROFILE" "$XDG"
-mkdir -p "$PROFILE/plug-ins" "$XDG/gegl-0.4/plug-ins"
-DESTDIR=$STAGE meson install -C "$BUILD" --no-rebuild --quiet --tags plugin,i18n
-installed () {
-  meson introspect "$BUILD" --installed \
-    | python3 -c 'import json,sys; print([v for v in json.load(sys.stdin).values() if v.endswith(sys.argv[1])][0])' "$1"
-}
-PLUGIN_DIR=$(installed /gpu-filters/gpu-filters)
-MODULE=$(installed /gpufx-ops.so)
-cp -r "$STAGE$(dirname "$PLUGIN_DIR")" "$PROFILE/plug-ins/"
-cp "$STAGE$MODULE" "$XDG/gegl-0.4/plug-ins/"
+gpufx_install_profile "$BUILD" "$PROFILE" "$XDG"
+GIMP_CONSOLE=$(gpufx_gimp_console) || exit 1
 echo "== plug-in installed into the throwaway profile $PROFILE"
 echo "== GEGL module installed into $XDG/gegl-0.4/plug-ins"
 
-echo "== GIMP 3 headless: $(gimp-console-3.0 --version 2>/dev/null | head -1)"
+echo "== GIMP 3 headless: $("$GIMP_CONSOLE" --version 2>/dev/null | head -1)"
 t0=$(date +%s.%N)
 GIMP3_DIRECTORY=$PROFILE XDG_DATA_HOME=$XDG GPUFX_DEMO_IN=$TOP/tests/data/coffee.png \
 GPUFX_DEMO_OUT=$OUT LANG=C.UTF-8 GPU_FILTERS_VERBOSE=1 \
-  timeout 600 gimp-console-3.0 -i -n -d -f \
+  timeout 600 "$GIMP_CONSOLE" -i -n -d -f \
     --batch-interpreter=python-fu-eval \
     -b "exec(open('$HERE/demo-batch.py').read())" --quit \
   > "$OUT/gimp.log" 2>&1 || { cat "$OUT/gimp.log"; echo "demo: GIMP failed"; exit 1; }

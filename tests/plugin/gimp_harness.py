@@ -5,7 +5,10 @@
 #
 # Every run gets a fresh profile (GIMP3_DIRECTORY in a temporary folder)
 # whose gimprc adds the build's plug-in folder to GIMP's own plug-in path,
-# so nothing the user has installed is seen or touched.
+# and a fresh XDG_DATA_HOME whose gegl-0.4/plug-ins/ holds a link to the
+# build's GEGL module (GPU_FILTERS_GEGL_MODULE), where GEGL inside GIMP
+# looks for user modules; so nothing the user has installed is seen or
+# touched.
 
 import json
 import os
@@ -60,6 +63,37 @@ def run(name, img, drws, **kw):
 
 def save(name, arr):
     np.save(os.path.join(W, name + '.npy'), arr)
+
+def new_filter(drw, op, **props):
+    """A GimpDrawableFilter running the GEGL operation op, its config set
+    (names with '_' for '-'), not yet appended nor merged."""
+    f = Gimp.DrawableFilter.new(drw, op, None)
+    if f is None:
+        raise RuntimeError('GIMP made no filter for %s' % op)
+    c = f.get_config()
+    for k, v in props.items():
+        k = k.replace('_', '-')
+        pspec = c.find_property(k)
+        if pspec is None:
+            raise RuntimeError('the config of %s has no property %r (it has %s)'
+                               % (op, k, [p.name for p in c.list_properties()]))
+        c.set_property(k, v)
+    f.update()
+    return f
+
+def filter_props(f):
+    """A filter's operation properties as plain values."""
+    c = f.get_config()
+    out = {}
+    for p in c.list_properties():
+        v = c.get_property(p.name)
+        out[p.name] = v if isinstance(v, (bool, int, float, str)) or v is None else str(v)
+    return out
+
+def filters_of(drw):
+    return [{'name': f.get_name(), 'op': f.get_operation_name(),
+             'visible': f.get_visible(), 'props': filter_props(f)}
+            for f in drw.get_filters()]
 '''
 
 PYTHON_EPILOGUE = r'''
@@ -72,11 +106,48 @@ class GimpRunError(Exception):
     pass
 
 
+# GIMP's console binary carries its version in its name, or not at all.
+GIMP_CONSOLE_NAMES = ('gimp-console-3.0', 'gimp-console-3.2', 'gimp-console-3',
+                      'gimp-console')
+
+
 def gimp_console():
-    exe = os.environ.get('GIMP_CONSOLE') or shutil.which('gimp-console-3.0')
+    exe = os.environ.get('GIMP_CONSOLE')
     if not exe:
-        raise GimpRunError('gimp-console-3.0 not found')
+        for name in GIMP_CONSOLE_NAMES:
+            exe = shutil.which(name)
+            if exe:
+                break
+    if not exe:
+        raise GimpRunError('no GIMP console found (looked for %s in PATH and '
+                           'the GIMP_CONSOLE variable)'
+                           % ', '.join(GIMP_CONSOLE_NAMES))
     return exe
+
+
+def gegl_module():
+    """The build's GEGL module (gpufx-ops.so), or None when the build has
+    none.  A path that names no file is an error, not a silent skip."""
+    path = os.environ.get('GPU_FILTERS_GEGL_MODULE')
+    if not path:
+        return None
+    if not os.path.isfile(path):
+        raise GimpRunError('GPU_FILTERS_GEGL_MODULE names %s, which does not '
+                           'exist: build first' % path)
+    return os.path.abspath(path)
+
+
+def make_data_home(workdir, with_module=True):
+    """A fresh XDG_DATA_HOME; with the build's GEGL module linked in unless
+    with_module is false (to see what GIMP does without it)."""
+    xdg = os.path.join(workdir, 'xdg')
+    shutil.rmtree(xdg, ignore_errors=True)
+    plug_ins = os.path.join(xdg, 'gegl-0.4', 'plug-ins')
+    os.makedirs(plug_ins)
+    module = gegl_module() if with_module else None
+    if module:
+        os.symlink(module, os.path.join(plug_ins, 'gpufx-ops.so'))
+    return xdg
 
 
 def make_profile(workdir):
@@ -89,16 +160,18 @@ def make_profile(workdir):
     return profile
 
 
-def run_gimp(workdir, interpreter, batch, params=None, timeout=120, env=None):
+def run_gimp(workdir, interpreter, batch, params=None, timeout=120, env=None,
+             with_module=True):
     """Runs one GIMP batch; returns (output, seconds).  Raises GimpRunError
     with GIMP's output when it fails, hangs or never reaches the end."""
     profile = make_profile(workdir)
+    xdg = make_data_home(workdir, with_module)
     params = dict(params or {}, workdir=workdir)
     params_file = os.path.join(workdir, 'params.json')
     with open(params_file, 'w') as f:
         json.dump(params, f)
     e = dict(os.environ, GIMP3_DIRECTORY=profile, GPUFX_TEST_PARAMS=params_file,
-             LANG='C.UTF-8', NO_AT_BRIDGE='1')
+             XDG_DATA_HOME=xdg, LANG='C.UTF-8', NO_AT_BRIDGE='1')
     e.pop('DISPLAY', None)
     if env:
         e.update(env)
@@ -142,3 +215,34 @@ def temp_workdir(name):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     return d
+
+
+# ---------------------------------------------------------------- test runs
+
+def check(cond, what):
+    """One verdict line; a test fails if any of its checks did."""
+    print(('ok     ' if cond else 'FAILED ') + what, flush=True)
+    if not cond:
+        check.failed = True
+    return cond
+
+
+check.failed = False
+
+
+def main(tests, need_module=False):
+    """Runs the test named on the command line; exit status 0, 1 or 2."""
+    if len(sys.argv) != 2 or sys.argv[1] not in tests:
+        print('usage: %s {%s}' % (sys.argv[0], ','.join(tests)))
+        return 2
+    try:
+        if need_module and gegl_module() is None:
+            print('FAILED GPU_FILTERS_GEGL_MODULE is not set: this build has no '
+                  'GEGL module (operations/), so the gpufx operations cannot be '
+                  'tested')
+            return 1
+        tests[sys.argv[1]]()
+    except GimpRunError as e:
+        print('FAILED ' + str(e))
+        return 1
+    return 1 if check.failed else 0
