@@ -19,19 +19,35 @@
 #define PROPS_MAX_IDS 32
 static GType props_enum_types[PROPS_MAX_IDS];
 
-/* A cheap look at whether "auto" will find a GPU, for the choice's label:
- * no CUDA call here, because GEGL loads this module into every process that
- * initialises it, most of which never run a filter. */
-static const gchar *
-props_auto_hint (void)
+/* A cheap look at whether CUDA can run here, for the choices' labels: no
+ * CUDA call, because GEGL loads this module into every process that
+ * initialises it, most of which never run a filter.  The labels are what a
+ * user of GIMP's generated dialog sees before choosing. */
+static gboolean
+props_gpu_here (void)
 {
 #if HAVE_CUDA
-  if (access ("/dev/nvidiactl", F_OK) != 0)
-    return _ ("Automatic (no NVIDIA GPU here: CPU)");
-  return _ ("Automatic (NVIDIA GPU, else CPU)");
+  return access ("/dev/nvidiactl", F_OK) == 0;
 #else
-  return _ ("Automatic (built without CUDA: CPU)");
+  return FALSE;
 #endif
+}
+
+static const gchar *
+props_backend_label (const GpufxChoice *choice)
+{
+  if (strcmp (choice->name, "auto") == 0)
+    {
+#if HAVE_CUDA
+      return props_gpu_here () ? _ ("Automatic (NVIDIA GPU, else CPU)")
+                               : _ ("Automatic (no NVIDIA GPU here: CPU)");
+#else
+      return _ ("Automatic (built without CUDA: CPU)");
+#endif
+    }
+  if (strcmp (choice->name, "cuda") == 0 && ! props_gpu_here ())
+    return _ ("CUDA GPU (not available here: changes nothing)");
+  return _ (choice->label);
 }
 
 static void
@@ -52,9 +68,8 @@ props_register_enum (GTypeModule *module, const GpufxParam *p)
     {
       values[i].value = i;
       values[i].value_nick = p->choices[i].name;
-      values[i].value_name = (p->id == GPUFX_P_BACKEND
-                              && strcmp (p->choices[i].name, "auto") == 0)
-                               ? props_auto_hint ()
+      values[i].value_name = p->id == GPUFX_P_BACKEND
+                               ? props_backend_label (&p->choices[i])
                                : _ (p->choices[i].label);
     }
   /* "border" -> "GpufxOpBorder": one name per choice parameter. */
