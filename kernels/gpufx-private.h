@@ -80,11 +80,12 @@ extern "C"
   GpufxStatus gpufx_cuda_run (const GpufxJob *job, GpufxReport *report);
   void        gpufx_cuda_release (void);
 
-  /* Page-locked host memory from a pool (NULL when CUDA cannot run or the
-   * pool is full); free returns false for a pointer it did not give. */
+  /* Page-locked host memory (NULL when CUDA cannot run here). */
   void *gpufx_cuda_host_alloc (size_t bytes);
-  bool  gpufx_cuda_host_free (void *p);
-  void  gpufx_cuda_host_release (void);
+  void  gpufx_cuda_host_free (void *p);
+
+  /* Frees the idle blocks that gpufx_host_alloc keeps for reuse. */
+  void gpufx_host_release (void);
 
 #ifdef __cplusplus
 }

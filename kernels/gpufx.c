@@ -488,7 +488,7 @@ void
 gpufx_release (void)
 {
   gpufx_cuda_release ();
-  gpufx_cuda_host_release ();
+  gpufx_host_release ();
 }
 
 static GpufxStatus

@@ -36,14 +36,8 @@ gpufx_cuda_host_alloc (size_t bytes)
   return NULL;
 }
 
-bool
+void
 gpufx_cuda_host_free (void *p)
 {
   (void) p;
-  return false;
-}
-
-void
-gpufx_cuda_host_release (void)
-{
 }
