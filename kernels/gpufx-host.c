@@ -70,7 +70,7 @@ host_block_free (HostBlock *b)
     gpufx_cuda_host_free (b->p);
   else
     free (b->p);
-  *b = (HostBlock) { NULL, 0, false, false };
+  *b = (HostBlock){ NULL, 0, false, false };
 }
 
 void *
@@ -94,8 +94,8 @@ gpufx_host_alloc (size_t bytes, GpufxBackend backend)
       HostBlock *b = &host_blocks[i];
 
       if (b->p && ! b->in_use && b->bytes >= bytes && b->bytes / 2 <= bytes
-               && (b->pinned || ! want_pinned)
-               && (best < 0 || b->bytes < host_blocks[best].bytes))
+          && (b->pinned || ! want_pinned)
+          && (best < 0 || b->bytes < host_blocks[best].bytes))
         best = i;
     }
   if (best >= 0)
@@ -120,7 +120,7 @@ gpufx_host_alloc (size_t bytes, GpufxBackend backend)
   for (int i = 0; i < HOST_MAX_BLOCKS && ! pooled; i++)
     if (! host_blocks[i].p)
       {
-        host_blocks[i] = (HostBlock) { p, bytes, want_pinned, true };
+        host_blocks[i] = (HostBlock){ p, bytes, want_pinned, true };
         pooled = true;
       }
   pthread_mutex_unlock (&host_lock);

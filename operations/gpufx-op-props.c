@@ -135,10 +135,9 @@ props_make_pspec (const GpufxParam *p)
   switch (p->type)
     {
     case GPUFX_PARAM_DOUBLE:
-      pspec = gegl_param_spec_double (p->name, nick, blurb, p->min, p->max,
-                                      p->def, ui_min, ui_max,
-                                      p->ui_gamma > 0 ? p->ui_gamma : 1.0,
-                                      flags);
+      pspec = gegl_param_spec_double (
+        p->name, nick, blurb, p->min, p->max, p->def, ui_min, ui_max,
+        p->ui_gamma > 0 ? p->ui_gamma : 1.0, flags);
       GEGL_PARAM_SPEC_DOUBLE (pspec)->ui_digits = p->digits;
       /* GIMP links an x/y pair with a chain button and shows pixels. */
       if (g_str_has_suffix (p->name, "-x") || g_str_has_suffix (p->name, "-y"))
@@ -160,8 +159,8 @@ props_make_pspec (const GpufxParam *p)
       /* GEGL's kind of enum pspec: GIMP hands it to plug-ins and scripts
        * as a GimpChoice of the nicks, so they need not load this module
        * to know the enum type. */
-      pspec = gegl_param_spec_enum (p->name, nick, blurb, props_enum_types[p->id],
-                                 (gint) p->def, flags);
+      pspec = gegl_param_spec_enum (
+        p->name, nick, blurb, props_enum_types[p->id], (gint) p->def, flags);
       break;
     case GPUFX_PARAM_MATRIX:
       {
@@ -211,8 +210,7 @@ props_set_matrix (GpufxOp *self, const gchar *text)
   if (! gpufx_matrix_parse (&self->filter.convolve, self->matrix,
                             self->matrix_error, sizeof self->matrix_error)
       && ! self->matrix_error[0])
-    g_strlcpy (self->matrix_error, "invalid matrix",
-               sizeof self->matrix_error);
+    g_strlcpy (self->matrix_error, "invalid matrix", sizeof self->matrix_error);
 }
 
 void
@@ -222,10 +220,10 @@ gpufx_op_props_set (GObject      *object,
                     GParamSpec   *pspec)
 {
   GpufxOp          *self = GPUFX_OP (object);
-  const GpufxParam *p = props_param (GPUFX_OP_GET_CLASS (object)->info,
-                                     property_id);
-  gdouble           v = 0;
-  char              message[GPUFX_MESSAGE_MAX];
+  const GpufxParam *p
+    = props_param (GPUFX_OP_GET_CLASS (object)->info, property_id);
+  gdouble v = 0;
+  char    message[GPUFX_MESSAGE_MAX];
 
   if (! p)
     {
@@ -256,9 +254,9 @@ gpufx_op_props_get (GObject    *object,
                     GParamSpec *pspec)
 {
   GpufxOp          *self = GPUFX_OP (object);
-  const GpufxParam *p = props_param (GPUFX_OP_GET_CLASS (object)->info,
-                                     property_id);
-  gdouble           v;
+  const GpufxParam *p
+    = props_param (GPUFX_OP_GET_CLASS (object)->info, property_id);
+  gdouble v;
 
   if (! p)
     {

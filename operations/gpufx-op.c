@@ -64,7 +64,7 @@ op_input_for (GpufxOp             *self,
 
   if (! gegl_rectangle_intersect (&d, dst, image))
     return *GEGL_RECTANGLE (0, 0, 0, 0);
-  r = (GpufxRect) { d.x - image->x, d.y - image->y, d.width, d.height };
+  r = (GpufxRect){ d.x - image->x, d.y - image->y, d.width, d.height };
   s = gpufx_input_rect (&self->filter, image->width, image->height, r);
   return *GEGL_RECTANGLE (s.x + image->x, s.y + image->y, s.width, s.height);
 }
@@ -95,9 +95,8 @@ op_prepare (GeglOperation *operation)
   const Babl *space = gegl_operation_get_source_space (operation, "input");
   const Babl *source = gegl_operation_get_source_format (operation, "input");
   gboolean    alpha = ! source || babl_format_has_alpha (source);
-  gboolean    gray = source
-                  && babl_format_get_n_components (source) - (alpha ? 1 : 0)
-                       == 1;
+  gboolean    gray
+    = source && babl_format_get_n_components (source) - (alpha ? 1 : 0) == 1;
   gboolean    premultiply = alpha && self->filter.kind != GPUFX_FILTER_SOBEL;
   const char *pad, *work;
 
@@ -240,8 +239,10 @@ op_copy (GpufxOp             *self,
          gfloat              *data,
          gboolean             to_buffer)
 {
-  OpCopy copy = { buffer, rect, self->format, data,
-                  (gsize) rect->width * self->channels, to_buffer };
+  OpCopy copy = {
+    buffer,   rect, self->format, data, (gsize) rect->width * self->channels,
+    to_buffer
+  };
 
   /* A thread is worth about 64K pixels of copying. */
   gegl_parallel_distribute_range (rect->height, 65536.0 / rect->width,
@@ -268,16 +269,16 @@ op_run (GpufxOp             *self,
 {
   gint64        t0 = g_get_monotonic_time ();
   GeglRectangle src = op_input_for (self, image, dst);
-  GpufxRect     src_rect = { src.x - image->x, src.y - image->y, src.width,
-                             src.height };
-  GpufxRect     dst_rect = { dst->x - image->x, dst->y - image->y, dst->width,
-                             dst->height };
-  GpufxOptions  options = self->options;
-  GpufxImage    in_view, out_view;
-  GpufxStatus   status;
-  gsize         pixel = sizeof (gfloat) * self->channels;
-  gfloat       *in, *out;
-  gint64        t_in, t_out;
+  GpufxRect     src_rect
+    = { src.x - image->x, src.y - image->y, src.width, src.height };
+  GpufxRect dst_rect
+    = { dst->x - image->x, dst->y - image->y, dst->width, dst->height };
+  GpufxOptions options = self->options;
+  GpufxImage   in_view, out_view;
+  GpufxStatus  status;
+  gsize        pixel = sizeof (gfloat) * self->channels;
+  gfloat      *in, *out;
+  gint64       t_in, t_out;
 
   if (self->filter.kind == GPUFX_FILTER_CONVOLVE && self->matrix_error[0])
     {
@@ -309,9 +310,9 @@ op_run (GpufxOp             *self,
     }
   in_view = op_view (self, in, &src);
   out_view = op_view (self, out, dst);
-  status = gpufx_run_region (&self->filter, &in_view, src_rect, &out_view,
-                             dst_rect, image->width, image->height, &options,
-                             report);
+  status
+    = gpufx_run_region (&self->filter, &in_view, src_rect, &out_view, dst_rect,
+                        image->width, image->height, &options, report);
   gpufx_host_free (in);
   t_out = g_get_monotonic_time ();
   if (status == GPUFX_OK)
@@ -321,8 +322,7 @@ op_run (GpufxOp             *self,
                 report->message[0] ? report->message : _ ("no details"));
   gpufx_host_free (out);
   if (g_getenv ("GPU_FILTERS_VERBOSE"))
-    g_printerr ("gpufx: copies in %.1f ms, out %.1f ms\n",
-                (t_in - t0) / 1000.0,
+    g_printerr ("gpufx: copies in %.1f ms, out %.1f ms\n", (t_in - t0) / 1000.0,
                 (g_get_monotonic_time () - t_out) / 1000.0);
   return status == GPUFX_OK;
 }
@@ -423,19 +423,15 @@ op_class_init (gpointer klass, gpointer class_data)
 
   gpufx_op_props_install (object_class, info);
 
-  gegl_operation_class_set_keys (operation_class,
-                                 "name", name,
-                                 "title", title,
-                                 "categories", "gpu",
-                                 "description", _ (info->help),
-                                 NULL);
+  gegl_operation_class_set_keys (operation_class, "name", name, "title", title,
+                                 "categories", "gpu", "description",
+                                 _ (info->help), NULL);
   /* A filter with a dialog of its own (the matrix grid) gets its menu entry
    * from the plug-in; GIMP's generated dialog would show one text line. */
   if (! gpufx_filter_info_needs_own_dialog (info))
-    gegl_operation_class_set_keys (operation_class,
-                                   "gimp:menu-path", "<Image>/Filters/GPU",
-                                   "gimp:menu-label", menu_label,
-                                   NULL);
+    gegl_operation_class_set_keys (operation_class, "gimp:menu-path",
+                                   "<Image>/Filters/GPU", "gimp:menu-label",
+                                   menu_label, NULL);
   g_free (menu_label);
   g_free (title);
   g_free (plain);
@@ -452,7 +448,7 @@ GType
 gpufx_op_register (GTypeModule *module, const GpufxFilterInfo *info)
 {
   GTypeInfo type_info = {
-    sizeof (GpufxOpClass), NULL, NULL, op_class_init, NULL, info,
+    sizeof (GpufxOpClass), NULL, NULL,    op_class_init, NULL, info,
     sizeof (GpufxOp),      0,    op_init, NULL,
   };
   gchar *type_name = g_strdup_printf ("GpufxOp-%s", info->name);

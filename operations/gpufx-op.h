@@ -42,7 +42,7 @@ typedef struct
   const GpufxFilterInfo *info;
 } GpufxOpClass;
 
-#define GPUFX_OP(obj) ((GpufxOp *) (obj))
+#define GPUFX_OP(obj)           ((GpufxOp *) (obj))
 #define GPUFX_OP_GET_CLASS(obj) ((GpufxOpClass *) G_OBJECT_GET_CLASS (obj))
 
 /* Registers the operation for one filter of the engine ("gpufx:NAME"). */
