@@ -2,7 +2,8 @@
 # gimp-gpu-filters: everything the GPU machine is for, in one call:
 # build natively with CUDA (sm_90 only), run the gpu and engine suites,
 # compute-sanitizer (memcheck, racecheck, synccheck) on the quick gpu test,
-# the benchmarks, and a short table last.  Full logs go to $OUT when set
+# the benchmarks (before the sanitizers, so that a slow sanitizer cannot
+# cost them), and a short table last.  Full logs go to $OUT when set
 # (at most 8 files come back), else to /tmp/gpufx-run.
 #   build-aux/gpu-machine-run.sh [--no-sanitizers] [--no-bench] [--no-engine]
 #                                [--gegl | --gegl-only]
@@ -11,6 +12,13 @@
 # build-aux/gegl-mini-root.sh packs into .device-gegl/: name .device-gegl in
 # the run tool's carry); --gegl-only runs that step alone, with no build.
 # GEGL_BENCH_ARGS passes arguments to the GEGL benchmark.
+# BASELINE=DIR (relative to the root) holds another version of
+# kernels/cuda (DIR/cuda; name DIR in the run tool's carry when git ignores
+# it): its bench-gpu is built beside this tree's and run in the same call,
+# right after this tree's, and compare.md puts the two side by side.
+# PEERS=0 skips the NPP and CuPy peers.  With BASELINE, the peers and
+# racecheck there are 10 files: pack some (env.txt, tests.log,
+# racecheck.log) into one archive after the script for the run tool.
 # Environment: GPUFX_NO_BENCH=1 is --no-bench; SAN_TOOLS (default
 # "memcheck racecheck synccheck") picks the sanitizer tools, in order;
 # SAN_TIMEOUT (seconds, default 300) limits each tool's run.  A tool's
@@ -56,6 +64,20 @@ if [ $GEGL_ONLY = 1 ]; then
   exit $?
 fi
 
+if [ -n "${BASELINE:-}" ] && [ $BENCH = 1 ]; then
+  # The baseline bench builds in the background, beside this tree's build.
+  (rm -rf /tmp/gpufx-base-src /tmp/build-base && mkdir -p /tmp/gpufx-base-src \
+   && tar --exclude=.git --exclude="./build*" --exclude=./.baseline -cf - . \
+        | tar -xf - -C /tmp/gpufx-base-src \
+   && rm -rf /tmp/gpufx-base-src/kernels/cuda \
+   && cp -r "$BASELINE/cuda" /tmp/gpufx-base-src/kernels/cuda \
+   && cd /tmp/gpufx-base-src \
+   && $MESON setup /tmp/build-base -Dcuda=enabled -Dgimp=disabled \
+        -Dgegl_io=disabled -Dgpu_archs=90 \
+   && ninja -C /tmp/build-base tests/bench/gpu/bench-gpu) \
+    > /tmp/gpufx-build-base.log 2>&1 &
+  BASE_PID=$!
+fi
 rm -rf $BUILD
 if $MESON setup $BUILD -Dcuda=enabled -Dgimp=disabled -Dgegl_io=disabled \
      -Dgpu_archs=90 > "$OUTDIR/build.log" 2>&1 \
@@ -74,6 +96,40 @@ if [ $ENGINE = 1 ]; then
 fi
 grep -E "FAIL|SKIP:|comparisons" "$OUTDIR/tests.log" | head -20
 
+if [ $BENCH = 1 ]; then
+  $BUILD/tests/bench/gpu/bench-gpu > "$OUTDIR/bench.md" 2>&1
+  step bench "rc=$?"
+  if [ -n "${BASE_PID:-}" ]; then
+    wait $BASE_PID
+    { echo "== baseline build"; cat /tmp/gpufx-build-base.log; } >> "$OUTDIR/build.log"
+    /tmp/build-base/tests/bench/gpu/bench-gpu > "$OUTDIR/bench-base.md" 2>&1
+    step "bench baseline" "rc=$?"
+    # Rows of both, keyed by size, filter and implementation.
+    awk -F'|' 'FNR == 1 { f++ } /^\| [0-9]+x[0-9]+ / {
+        k = $2 "|" $3 "|" $4; gsub (/  +/, " ", k)
+        if (f == 1) base[k] = $5; else if (k in base) {
+          printf "| %s | %s | %s | %.2fx |\n", k, base[k] + 0, $5 + 0,
+                 ($5 > 0 ? base[k] / $5 : 0) } }' \
+      "$OUTDIR/bench-base.md" "$OUTDIR/bench.md" > "$OUTDIR/compare.md"
+  fi
+  if [ "${PEERS:-1}" = 0 ]; then
+    step peers "skipped (PEERS=0)"
+  elif [ -x $BUILD/tests/bench/gpu/bench-npp ]; then
+    timeout 150 $BUILD/tests/bench/gpu/bench-npp > "$OUTDIR/bench-npp.md" 2>&1
+    step bench-npp "rc=$?"
+  else
+    echo "bench-npp not built (no npp.h or NPP libraries, or it failed to compile: see build.log)" > "$OUTDIR/bench-npp.md"
+    step bench-npp "not built"
+  fi
+  if [ "${PEERS:-1}" != 0 ]; then
+    PYTHONUNBUFFERED=1 timeout 90 python3 tests/bench/gpu/bench-cupy.py > "$OUTDIR/bench-cupy.md" 2>&1
+    step bench-cupy "rc=$?"
+    cat "$OUTDIR/bench-npp.md" "$OUTDIR/bench-cupy.md"
+  fi
+  cat "$OUTDIR/bench.md"
+  [ -f "$OUTDIR/compare.md" ] && { echo "| size | filter | impl | baseline ms | ms | speed-up |"; cat "$OUTDIR/compare.md"; }
+fi
+
 if [ $SAN = 1 ] && command -v compute-sanitizer >/dev/null; then
   : > "$OUTDIR/sanitizer.log"
   for tool in $SAN_TOOLS; do
@@ -90,21 +146,6 @@ if [ $SAN = 1 ] && command -v compute-sanitizer >/dev/null; then
     step "sanitizer $tool" "$([ $rc = 0 ] && echo clean || echo "rc=$rc")$([ $rc = 124 ] && echo ' (timeout)') ${secs}s"
   done
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= [A-Z]" "$OUTDIR/sanitizer.log" | sort | uniq -c | head -20
-fi
-
-if [ $BENCH = 1 ]; then
-  $BUILD/tests/bench/gpu/bench-gpu > "$OUTDIR/bench.md" 2>&1
-  step bench "rc=$?"
-  if [ -x $BUILD/tests/bench/gpu/bench-npp ]; then
-    timeout 150 $BUILD/tests/bench/gpu/bench-npp > "$OUTDIR/bench-npp.md" 2>&1
-    step bench-npp "rc=$?"
-  else
-    echo "bench-npp not built (no npp.h or NPP libraries, or it failed to compile: see build.log)" > "$OUTDIR/bench-npp.md"
-    step bench-npp "not built"
-  fi
-  PYTHONUNBUFFERED=1 timeout 90 python3 tests/bench/gpu/bench-cupy.py > "$OUTDIR/bench-cupy.md" 2>&1
-  step bench-cupy "rc=$?"
-  cat "$OUTDIR/bench.md" "$OUTDIR/bench-npp.md" "$OUTDIR/bench-cupy.md"
 fi
 
 if [ $GEGL = 1 ]; then

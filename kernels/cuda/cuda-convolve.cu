@@ -22,12 +22,26 @@
 #define CONV_RPT 8              /* rows per thread             */
 #define CONV_TY  4 /* thread rows per block, at most (blockDim.y) */
 
+/* Floats per matrix row in shared memory: with the width known, rows are
+ * padded to whole float4s so that 4 weights come in one 16-byte load. */
+static __host__ __device__ __forceinline__ int
+conv_wstride (int MW, int mw)
+{
+  return MW ? (MW + 3) / 4 * 4 : mw;
+}
+
 __constant__ float conv_matrix[GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX];
 
 template <int C> struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) ConvPix
 {
   float v[C];
 };
+
+static __host__ __device__ __forceinline__ size_t
+conv_align16 (size_t bytes)
+{
+  return (bytes + 15) / 16 * 16;
+}
 
 /* MW: the matrix width when known at compile time (0: any), so that the
  * loop along a matrix row unrolls and its weight and pixel offsets become
@@ -46,6 +60,7 @@ __global__ void __launch_bounds__ (32 * CONV_TY) conv_kernel (CudaGeom  g,
 {
   extern __shared__ float4 conv_smem4[];
   const int                mw = MW ? MW : mw_rt;
+  const int                ws = conv_wstride (MW, mw);
   ConvPix<C>              *tile = (ConvPix<C> *) conv_smem4;
   float                   *wsh;
   const int                tx = threadIdx.x, ty = threadIdx.y;
@@ -63,7 +78,10 @@ __global__ void __launch_bounds__ (32 * CONV_TY) conv_kernel (CudaGeom  g,
             need_y1 = out.y0 + out.h - 1 + (mh - 1 - top);
   float acc[CONV_RPT][CONV_PX][C];
 
-  wsh = (float *) (tile + (size_t) tw * (CONV_TH + chunk - 1));
+  /* The weights start 16-byte aligned (float4 loads). */
+  wsh = (float *) ((char *) conv_smem4
+                   + conv_align16 (sizeof (ConvPix<C>) * tw
+                                   * (CONV_TH + chunk - 1)));
 
 #pragma unroll
   for (int o = 0; o < CONV_RPT; o++)
@@ -79,7 +97,11 @@ __global__ void __launch_bounds__ (32 * CONV_TY) conv_kernel (CudaGeom  g,
       const int th = CONV_TH + kh - 1;
 
       for (int idx = tid; idx < kh * mw; idx += nthreads)
-        wsh[idx] = conv_matrix[j0 * mw + idx];
+        {
+          int jj = idx / mw;
+
+          wsh[jj * ws + idx - jj * mw] = conv_matrix[j0 * mw + idx];
+        }
       for (int idx = tid; idx < tw * th; idx += nthreads)
         {
           int r = idx / tw, q = idx - r * tw;
@@ -104,37 +126,93 @@ __global__ void __launch_bounds__ (32 * CONV_TY) conv_kernel (CudaGeom  g,
       __syncthreads ();
 
       /* Tile row t feeds output row o through matrix row j = t - o. */
-      for (int t = 0; t < CONV_RPT + kh - 1; t++)
-        {
-          const ConvPix<C> *row = tile + (ty * CONV_RPT + t) * tw + tx;
-          const float      *wrow = wsh + t * mw;
-
-#pragma unroll(MW ? MW : 4)
-          for (int i = 0; i < mw; i++)
-            {
-              ConvPix<C> v[CONV_PX];
-
-#pragma unroll
-              for (int p = 0; p < CONV_PX; p++)
-                v[p] = row[i + 32 * p];
-#pragma unroll
-              for (int o = 0; o < CONV_RPT; o++)
-                {
-                  int j = t - o;
-
-                  if (j >= 0 && j < kh)
-                    {
-                      float w = wrow[i - o * mw];
+      if (MW)
+        /* Matrix columns in groups of 4: the group's pixels are loaded
+         * once, and each output row's 4 weights come in one float4
+         * (broadcast), so there are 2 shared loads per 32 FMAs (RGBA)
+         * where one weight per load gave 5 per 32. */
+        for (int t = 0; t < CONV_RPT + kh - 1; t++)
+          {
+            const ConvPix<C> *row = tile + (ty * CONV_RPT + t) * tw + tx;
 
 #pragma unroll
-                      for (int p = 0; p < CONV_PX; p++)
+            for (int i0 = 0; i0 < (MW ? MW : 1); i0 += 4)
+              {
+                const int  ni = MW - i0 < 4 ? MW - i0 : 4;
+                ConvPix<C> v[4][CONV_PX];
+
 #pragma unroll
-                        for (int c = 0; c < C; c++)
-                          acc[o][p][c] = fmaf (w, v[p].v[c], acc[o][p][c]);
-                    }
-                }
-            }
-        }
+                for (int ii = 0; ii < ni; ii++)
+#pragma unroll
+                  for (int p = 0; p < CONV_PX; p++)
+                    v[ii][p] = row[i0 + ii + 32 * p];
+#pragma unroll
+                for (int o = 0; o < CONV_RPT; o++)
+                  {
+                    int j = t - o;
+
+                    if (j >= 0 && j < kh)
+                      {
+                        const float *wr = wsh + j * ws + i0;
+                        float        w[4];
+
+                        if (ni == 4)
+                          {
+                            float4 q = *(const float4 *) wr;
+
+                            w[0] = q.x;
+                            w[1] = q.y;
+                            w[2] = q.z;
+                            w[3] = q.w;
+                          }
+                        else
+#pragma unroll
+                          for (int ii = 0; ii < ni; ii++)
+                            w[ii] = wr[ii];
+#pragma unroll
+                        for (int ii = 0; ii < ni; ii++)
+#pragma unroll
+                          for (int p = 0; p < CONV_PX; p++)
+#pragma unroll
+                            for (int c = 0; c < C; c++)
+                              acc[o][p][c]
+                                = fmaf (w[ii], v[ii][p].v[c], acc[o][p][c]);
+                      }
+                  }
+              }
+          }
+      else
+        for (int t = 0; t < CONV_RPT + kh - 1; t++)
+          {
+            const ConvPix<C> *row = tile + (ty * CONV_RPT + t) * tw + tx;
+            const float      *wrow = wsh + t * mw;
+
+#pragma unroll 4
+            for (int i = 0; i < mw; i++)
+              {
+                ConvPix<C> v[CONV_PX];
+
+#pragma unroll
+                for (int p = 0; p < CONV_PX; p++)
+                  v[p] = row[i + 32 * p];
+#pragma unroll
+                for (int o = 0; o < CONV_RPT; o++)
+                  {
+                    int j = t - o;
+
+                    if (j >= 0 && j < kh)
+                      {
+                        float w = wrow[i - o * mw];
+
+#pragma unroll
+                        for (int p = 0; p < CONV_PX; p++)
+#pragma unroll
+                          for (int c = 0; c < C; c++)
+                            acc[o][p][c] = fmaf (w, v[p].v[c], acc[o][p][c]);
+                      }
+                  }
+              }
+          }
       __syncthreads ();
     }
 
@@ -171,7 +249,8 @@ gpufx_cuda_convolve_upload (const float *matrix, int mw, int mh)
 static size_t
 conv_smem (size_t row_bytes, size_t wbytes, int ty, int chunk)
 {
-  return row_bytes * (CONV_RPT * ty + chunk - 1) + wbytes * chunk;
+  return conv_align16 (row_bytes * (CONV_RPT * ty + chunk - 1))
+         + wbytes * chunk;
 }
 
 template <int C, int MW>
@@ -188,7 +267,7 @@ conv_launch (const CudaGeom  &g,
   const int   tw = CONV_TW + mw - 1;
   size_t      budget = gpufx_cuda_limits.smem;
   size_t      row_bytes = sizeof (ConvPix<C>) * tw;
-  size_t      wbytes = sizeof (float) * mw;
+  size_t      wbytes = sizeof (float) * conv_wstride (MW, mw);
   int         ty, chunk;
   size_t      smem;
   cudaError_t err;
@@ -205,6 +284,11 @@ conv_launch (const CudaGeom  &g,
     return cudaErrorInvalidConfiguration;
   chunk = (int) ((budget - conv_smem (row_bytes, wbytes, ty, 0))
                  / (row_bytes + wbytes));
+  /* (the weights' 16-byte alignment may take a few bytes more) */
+  while (chunk > 1 && conv_smem (row_bytes, wbytes, ty, chunk) > budget)
+    chunk--;
+  if (chunk < 1)
+    chunk = 1;
   if (chunk > mh)
     chunk = mh;
   smem = conv_smem (row_bytes, wbytes, ty, chunk);

@@ -17,40 +17,21 @@ __constant__ float lines_taps[2][LINES_MAX_TAPS];
 
 struct LinesCosines
 {
-  int    n_terms;
-  int    radius;
-  int    period;
+  int n_terms;
+  int radius;
+  int period;
+  /* Per term m (w = omega[m]); terms past n_terms are all zero. */
   double coeff[GPUFX_GAUSS_MAX_TERMS];
-  double rot_re[GPUFX_GAUSS_MAX_TERMS], rot_im[GPUFX_GAUSS_MAX_TERMS];
-  double old_re[GPUFX_GAUSS_MAX_TERMS], old_im[GPUFX_GAUSS_MAX_TERMS];
-  double new_re[GPUFX_GAUSS_MAX_TERMS], new_im[GPUFX_GAUSS_MAX_TERMS];
-  double step_re[GPUFX_GAUSS_MAX_TERMS], step_im[GPUFX_GAUSS_MAX_TERMS];
+  double two_cos[GPUFX_GAUSS_MAX_TERMS]; /* 2 cos w       */
+  double cos_w[GPUFX_GAUSS_MAX_TERMS];   /* cos w         */
+  double sin_w[GPUFX_GAUSS_MAX_TERMS];   /* sin w         */
+  double cos_r[GPUFX_GAUSS_MAX_TERMS];   /* cos (w r)     */
+  double sin_r[GPUFX_GAUSS_MAX_TERMS];   /* sin (w r)     */
+  double cos_r1[GPUFX_GAUSS_MAX_TERMS];  /* cos (w (r+1)) */
+  double sin_r1[GPUFX_GAUSS_MAX_TERMS];  /* sin (w (r+1)) */
 };
 
 __constant__ LinesCosines lines_cos[2];
-
-/* The element at position pos of a line (border mapped along the axis),
- * or 0 outside under the zero rule. */
-__device__ __forceinline__ float
-lines_read (const CudaPlane &in,
-            int              axis,
-            int              n,
-            int              border,
-            int              line_coord,
-            int              pos,
-            int              c,
-            int              channels)
-{
-  int i = gpufx_border_index (pos, n, border);
-
-  if (i < 0)
-    return 0.0f;
-  if (axis == 0)
-    return in.p[(ptrdiff_t) (line_coord - in.y0) * in.pitch
-                + (ptrdiff_t) (i - in.x0) * channels + c];
-  return in.p[(ptrdiff_t) (i - in.y0) * in.pitch
-              + (ptrdiff_t) (line_coord - in.x0) * channels + c];
-}
 
 /* A pixel of C floats, aligned so that C = 4 loads as one float4. */
 template <int C> struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) LinesPix
@@ -434,22 +415,32 @@ gpufx_cuda_line_taps (const CudaGeom  &g,
   return cudaGetLastError ();
 }
 
-/* The sum of cosines with a cost independent of r.  A block takes 32
- * lines (lanes; channel fastest, so the column pass reads whole rows) and
- * cuts each padded line (len + 2r samples, j = 0 .. np-1, image position
- * p0 + j) into NCH = blockDim.y chunks of S samples, one per threadIdx.y
- * (NCH = COS_NCH, 8, where its 2 NCH n_terms 32 double2 of shared memory
- * fit the budget: 64 KB for 8 terms; else 4, 2 or 1, e.g. 16 terms under a
- * 48 KB budget run as 2 chunks per line, 32 KB).  With
- *     P_m[j] = sum_{q < j} e^{i w_m q} x_q          (double)
- * the window sums are  T_m[o] = e^{-i w_m (o + r)} (P_m[o + 2r + 1] - P_m[o])
- * for output o (0-based).  Each thread sums its chunk (A) and the chunk's
- * first b samples (B), 2r + 1 = a S + b; after a block-wide exchange, the
- * thread owning outputs [tS, tS + S) starts from
- *     P[tS] = sum_{u<t} A_u,   P[tS + 2r + 1] = sum_{u<t+a} A_u + B_{t+a}
- * and slides T_m as the CPU does.  Every thread does about 2S steps, so the
- * cost per output does not grow with r.  Phases at chunk starts come from
- * sincospi of (m q mod 2L) / L, exact in the integers. */
+/* The sum of cosines with a cost independent of r, in double.  A block
+ * takes COS_LANES lines (lanes; channel fastest, so the column pass reads
+ * whole 32-byte sectors) and cuts each padded line (len + 2r samples,
+ * j = 0 .. np-1, image position p0 + j) into NCH = blockDim.y chunks of S
+ * samples, one per threadIdx.y.  With
+ *     P_m[j] = sum_{q < j} e^{i w_m q} x_q
+ * the window sum of output o (0-based) is P_m[o + 2r + 1] - P_m[o], and
+ * with 2r + 1 = a S + b the window of the thread owning outputs
+ * [tS, tS + S) is  sum_{t <= u < t + a} A_u + B_{t + a}, A_u the chunk's
+ * sum and B_u that of its first b samples: no cancellation.
+ *
+ * Chunk sums by Goertzel's real recurrence (2 flops per sample and term
+ * instead of Horner's 4):  s_n = x_n + 2 cos w s_{n-1} - s_{n-2}  gives
+ * s_{N-1} - e^{-iw} s_{N-2} = sum_q x_q e^{iw (N-1-q)}.
+ *
+ * Outputs by the real second-order recurrence of C_m[o] = Re T_m[o],
+ * T_m[o] = sum_{|k| <= r} e^{i w k} x[o + k]  (4 flops per output and term
+ * instead of 9 for the complex slide):
+ *     C[o+2] = 2 cos w C[o+1] - C[o]
+ *              + cos (w r) (x[o+r+2] + x[o-r])
+ *              - cos (w (r+1)) (x[o+r+1] + x[o+1-r]),
+ * started from C[tS] and C[tS + 1] of the exchanged window.  Rounding
+ * grows at most like S min (S, 1 / sin w) eps over a chunk, far below
+ * the engine's tolerance in double (the recurrences restart every chunk).
+ * Phases at chunk starts come from sincospi of (m q mod 2L) / L, exact in
+ * the integers. */
 __device__ __forceinline__ void
 lines_phase (int m, long long q, int L, double *c, double *s)
 {
@@ -460,138 +451,197 @@ lines_phase (int m, long long q, int L, double *c, double *s)
   sincospi ((double) k / L, s, c);
 }
 
-#define COS_LANES 32
-#define COS_U     4
-#define COS_NCH   8 /* chunks per line, at most (blockDim.y) */
+#define COS_LANES 8
+#define COS_U     8  /* samples in flight, chunk sums  */
+#define COS_V     4  /* outputs in flight, recurrence */
+#define COS_NCH   16 /* chunks per line, at most (blockDim.y) */
+
+template <bool B> struct LinesBool
+{
+  static constexpr bool value = B;
+};
 
 /* AXIS is a template argument so that the plan's constants are read
- * with fixed constant-bank addresses (operands of the DFMAs) instead of
- * one indexed constant load each. */
+ * at fixed constant-bank addresses.  4 blocks per SM cap the registers at
+ * 128 (round 3: the output loop then reloads its constants with LDC, and
+ * the column pass spills 128 bytes; see tests/bench/NOTES-gpu.md). */
 template <int NT, int AXIS>
 __global__ void
-__launch_bounds__ (COS_LANES *COS_NCH, NT <= 8 ? 2 : 1)
+__launch_bounds__ (COS_LANES *COS_NCH, 4)
   lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
 {
-  const int                 axis = AXIS, slot = AXIS;
+  const int                 axis = AXIS;
   extern __shared__ double2 cos_smem[];
-  const LinesCosines       &k = lines_cos[slot];
+  const LinesCosines       &k = lines_cos[AXIS];
   const int                 C = g.channels;
   const int  lane = threadIdx.x, t = threadIdx.y, NCH = blockDim.y;
   const int  n_lines = (axis == 0 ? out.h : out.w) * C;
   const int  len = axis == 0 ? out.w : out.h;
   const int  n = axis == 0 ? g.image_w : g.image_h;
-  const int  r = k.radius, L = k.period, nt = k.n_terms;
+  const int  r = k.radius, L = k.period;
   const int  l = blockIdx.x * COS_LANES + lane;
   const bool active = l < n_lines;
-  const int  c = l % C, lidx = l / C;
-  const int  line = axis == 0 ? out.y0 + lidx : out.x0 + lidx;
-  const int  o0 = axis == 0 ? out.x0 : out.y0;
-  const int  p0 = o0 - r;
-  const int  np = len + 2 * r;
-  const int  S = (np + NCH) / NCH; /* NCH * S > np */
-  const int  a = (2 * r + 1) / S, b = (2 * r + 1) % S;
-  const int  j0 = t * S;
-  double2   *sA = cos_smem;
-  double2   *sB = cos_smem + NCH * nt * COS_LANES;
-  double     hre[NT], him[NT], bre[NT], bim[NT];
+  /* Inactive lanes read the last line and write nothing. */
+  const int lr = min (l, n_lines - 1);
+  const int c = lr % C, lidx = lr / C;
+  const int line = axis == 0 ? out.y0 + lidx : out.x0 + lidx;
+  const int o0 = axis == 0 ? out.x0 : out.y0;
+  const int p0 = o0 - r;
+  const int np = len + 2 * r;
+  const int S = (np + NCH) / NCH; /* NCH * S > np */
+  const int a = (2 * r + 1) / S, b = (2 * r + 1) % S;
+  const int j0 = t * S;
+  /* Samples of this chunk inside the padded line. */
+  const int    N = max (0, min (S, np - j0));
+  double2     *sA = cos_smem;
+  double2     *sB = cos_smem + NCH * NT * COS_LANES;
+  const float *base;
+  ptrdiff_t    step;
 
-#pragma unroll
-  for (int m = 0; m < NT; m++)
-    hre[m] = him[m] = bre[m] = bim[m] = 0.0;
-
-  /* Horner: h = h e^{-iw} + x_j, so h = sum_j x_j e^{-iw (last - j)}.
-   * Samples are loaded COS_U at a time so that the loads' latency
-   * overlaps instead of stalling every step. */
-  for (int jj0 = 0; jj0 < S; jj0 += COS_U)
+  if (axis == 0)
     {
-      double xs[COS_U];
-
-#pragma unroll
-      for (int u = 0; u < COS_U; u++)
-        {
-          int j = j0 + jj0 + u;
-
-          xs[u] = active && jj0 + u < S && j < np ? (double) lines_read (
-                    in, axis, n, g.border, line, p0 + j, c, C)
-                                                  : 0.0;
-        }
-#pragma unroll
-      for (int u = 0; u < COS_U; u++)
-        {
-          if (jj0 + u == b)
-#pragma unroll
-            for (int m = 0; m < NT; m++)
-              {
-                bre[m] = hre[m];
-                bim[m] = him[m];
-              }
-          if (jj0 + u < S)
-#pragma unroll
-            for (int m = 0; m < NT; m++)
-              if (m < nt)
-                {
-                  double nre = fma (hre[m], k.rot_re[m],
-                                    fma (-him[m], k.rot_im[m], xs[u]));
-                  double nim = fma (hre[m], k.rot_im[m], him[m] * k.rot_re[m]);
-
-                  hre[m] = nre;
-                  him[m] = nim;
-                }
-        }
+      base = in.p + (ptrdiff_t) (line - in.y0) * in.pitch
+             - (ptrdiff_t) in.x0 * C + c;
+      step = C;
     }
+  else
+    {
+      base = in.p + (ptrdiff_t) (line - in.x0) * C
+             - (ptrdiff_t) in.y0 * in.pitch + c;
+      step = in.pitch;
+    }
+
+  /* Sample j of the padded line (border mapped; 0 outside under zero).
+   * Clamp, the common rule, needs no division. */
+  auto at = [&] (int j) -> float {
+    int p = p0 + j, i;
+
+    if (g.border == GPUFX_BORDER_CLAMP)
+      i = min (max (p, 0), n - 1);
+    else if ((unsigned) p < (unsigned) n)
+      i = p;
+    else
+      i = gpufx_border_index (p, n, g.border);
+    return i >= 0 ? __ldg (base + (ptrdiff_t) i * step) : 0.0f;
+  };
+
+  double s1[NT], s2[NT];
+
 #pragma unroll
   for (int m = 0; m < NT; m++)
-    if (m < nt)
+    s1[m] = s2[m] = 0.0;
+
+  auto goertzel = [&] (float xf) {
+    const double x = xf;
+
+#pragma unroll
+    for (int m = 0; m < NT; m++)
       {
+        double s = fma (k.two_cos[m], s1[m], x - s2[m]);
+
+        s2[m] = s1[m];
+        s1[m] = s;
+      }
+  };
+
+  /* Goertzel over local samples [from, to): where they lie inside the
+   * image, a pointer walk with the next COS_U loads in flight while the
+   * current ones are summed; the border map elsewhere. */
+  auto walk = [&] (int from, int to) {
+    const int f0 = min (max (from, -p0 - j0), to);
+    const int f1 = max (min (to, n - p0 - j0), f0);
+    const int cnt = f1 - f0;
+    int       jj = from, done = 0;
+
+    for (; jj < f0; jj++)
+      goertzel (at (j0 + jj));
+    if (cnt >= COS_U)
+      {
+        const float *q = base + (ptrdiff_t) (p0 + j0 + f0) * step;
+        float        cur[COS_U];
+
+#pragma unroll
+        for (int u = 0; u < COS_U; u++)
+          cur[u] = __ldg (q + (ptrdiff_t) u * step);
+        q += (ptrdiff_t) COS_U * step;
+        for (done = COS_U; done + COS_U <= cnt; done += COS_U)
+          {
+            float nxt[COS_U];
+
+#pragma unroll
+            for (int u = 0; u < COS_U; u++)
+              nxt[u] = __ldg (q + (ptrdiff_t) u * step);
+            q += (ptrdiff_t) COS_U * step;
+#pragma unroll
+            for (int u = 0; u < COS_U; u++)
+              {
+                goertzel (cur[u]);
+                cur[u] = nxt[u];
+              }
+          }
+#pragma unroll
+        for (int u = 0; u < COS_U; u++)
+          goertzel (cur[u]);
+      }
+    for (jj = f0 + done; jj < to; jj++)
+      goertzel (at (j0 + jj));
+  };
+
+  /* The sum of the first cnt samples, in absolute phase, to dst. */
+  auto keep = [&] (double2 *dst, int cnt) {
+#pragma unroll
+    for (int m = 0; m < NT; m++)
+      {
+        /* conj (s1 - e^{-iw} s2) = sum_q x_q e^{-iw (cnt-1-q)} */
+        double hre = fma (-k.cos_w[m], s2[m], s1[m]);
+        double him = -k.sin_w[m] * s2[m];
         double pc, ps;
 
-        lines_phase (m, (long long) j0 + S - 1, L, &pc, &ps);
-        sA[(t * nt + m) * COS_LANES + lane]
-          = make_double2 (hre[m] * pc - him[m] * ps, hre[m] * ps + him[m] * pc);
-        lines_phase (m, (long long) j0 + b - 1, L, &pc, &ps);
-        sB[(t * nt + m) * COS_LANES + lane]
-          = make_double2 (bre[m] * pc - bim[m] * ps, bre[m] * ps + bim[m] * pc);
+        lines_phase (m, (long long) j0 + cnt - 1, L, &pc, &ps);
+        dst[(t * NT + m) * COS_LANES + lane]
+          = make_double2 (hre * pc - him * ps, hre * ps + him * pc);
       }
+  };
+
+  const int nb = min (b, N);
+
+  walk (0, nb);
+  keep (sB, nb);
+  walk (nb, N);
+  keep (sA, N);
   __syncthreads ();
 
   if (! active || j0 >= len)
     return;
 
-  double tre[NT], tim[NT];
+  const float xa = at (j0), xb = at (j0 + 2 * r + 1);
+  double      c0[NT], c1[NT];
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
-    if (m < nt)
-      {
-        double2 lead = sB[((t + a) * nt + m) * COS_LANES + lane];
-        double  dre, dim, pc, ps;
+    {
+      double2 wsum = sB[((t + a) * NT + m) * COS_LANES + lane];
+      double  pc, ps, tre, tim, xre, xim;
 
-        for (int u = 0; u < t + a; u++)
-          {
-            double2 v = sA[(u * nt + m) * COS_LANES + lane];
+      for (int u = t; u < t + a; u++)
+        {
+          double2 v = sA[(u * NT + m) * COS_LANES + lane];
 
-            lead.x += v.x;
-            lead.y += v.y;
-          }
-        dre = lead.x;
-        dim = lead.y;
-        for (int u = 0; u < t; u++)
-          {
-            double2 v = sA[(u * nt + m) * COS_LANES + lane];
+          wsum.x += v.x;
+          wsum.y += v.y;
+        }
+      /* T[j0] = e^{-i w (j0 + r)} wsum */
+      lines_phase (m, (long long) j0 + r, L, &pc, &ps);
+      tre = wsum.x * pc + wsum.y * ps;
+      tim = wsum.y * pc - wsum.x * ps;
+      /* T[j0+1] = e^{-iw} (T[j0] - e^{-iwr} x_a + e^{iw(r+1)} x_b) */
+      xre = tre - k.cos_r[m] * xa + k.cos_r1[m] * xb;
+      xim = tim + k.sin_r[m] * xa + k.sin_r1[m] * xb;
+      c0[m] = tre;
+      c1[m] = k.cos_w[m] * xre + k.sin_w[m] * xim;
+    }
 
-            dre -= v.x;
-            dim -= v.y;
-          }
-        /* e^{-i w (j0 + r)} */
-        lines_phase (m, (long long) j0 + r, L, &pc, &ps);
-        tre[m] = dre * pc + dim * ps;
-        tim[m] = dim * pc - dre * ps;
-      }
-    else
-      tre[m] = tim[m] = 0.0;
-
-  const int p_begin = o0 + j0;
-  const int p_end = o0 + min (j0 + S, len);
+  const int o_end = min (j0 + S, len);
   float    *o;
   ptrdiff_t ostep;
 
@@ -605,49 +655,89 @@ __launch_bounds__ (COS_LANES *COS_NCH, NT <= 8 ? 2 : 1)
       o = out.p + (ptrdiff_t) j0 * out.pitch + (ptrdiff_t) lidx * C + c;
       ostep = out.pitch;
     }
-  for (int p0b = p_begin; p0b < p_end; p0b += COS_U)
-    {
-      double xo[COS_U], xn[COS_U];
 
+  /* Output j needs x at j + 1 and j + 2r + 2 (padded) for C[j + 2], up
+   * to j = o_end - 3; FL, FH: those of the low and the high end all lie
+   * inside the image, so they are plain loads. */
+  auto outputs = [&] (auto fl, auto fh) {
+    constexpr bool FL = decltype (fl)::value, FH = decltype (fh)::value;
+    const float   *ql = base + (ptrdiff_t) (p0 + j0 + 1) * step;
+    const float   *qh = base + (ptrdiff_t) (p0 + j0 + 2 * r + 2) * step;
+    float          lo = xa, hi = xb; /* x at j and j + 2r + 1 */
+
+    auto fetch = [&] (int jb, float *xl, float *xh) {
 #pragma unroll
-      for (int u = 0; u < COS_U; u++)
+      for (int u = 0; u < COS_V; u++)
         {
-          int p = p0b + u;
+          const int j = jb + u;
 
-          /* The update after the last output is not needed. */
-          if (p + 1 < p_end)
+          if (j + 2 < o_end)
             {
-              xo[u] = lines_read (in, axis, n, g.border, line, p - r, c, C);
-              xn[u] = lines_read (in, axis, n, g.border, line, p + r + 1, c, C);
+              xl[u]
+                = FL ? __ldg (ql + (ptrdiff_t) (j - j0) * step) : at (j + 1);
+              xh[u] = FH ? __ldg (qh + (ptrdiff_t) (j - j0) * step)
+                         : at (j + 2 * r + 2);
             }
           else
-            xo[u] = xn[u] = 0.0;
+            xl[u] = xh[u] = 0.0f;
         }
-#pragma unroll
-      for (int u = 0; u < COS_U; u++)
-        {
-          double y = 0.0;
+    };
+    float xl[COS_V], xh[COS_V];
 
-          if (p0b + u >= p_end)
-            break;
+    fetch (j0, xl, xh);
+    for (int j = j0; j < o_end; j += COS_V)
+      {
+        float nl[COS_V], nh[COS_V];
+
+        /* The next batch's loads are in flight during this one. */
+        fetch (j + COS_V, nl, nh);
 #pragma unroll
-          for (int m = 0; m < NT; m++)
-            if (m < nt)
-              y = fma (k.coeff[m], tre[m], y);
-          *o = (float) y;
-          o += ostep;
+        for (int u = 0; u < COS_V; u++)
+          {
+            double y = 0.0;
+
+            if (j + u >= o_end)
+              break;
 #pragma unroll
-          for (int m = 0; m < NT; m++)
-            if (m < nt)
+            for (int m = 0; m < NT; m++)
+              y = fma (k.coeff[m], c0[m], y);
+            *o = (float) y;
+            o += ostep;
+
+            const double sp = (double) xh[u] + lo, sm = (double) xl[u] + hi;
+
+#pragma unroll
+            for (int m = 0; m < NT; m++)
               {
-                double are = tre[m] - k.old_re[m] * xo[u] + k.new_re[m] * xn[u];
-                double aim = tim[m] - k.old_im[m] * xo[u] + k.new_im[m] * xn[u];
+                double c2 = fma (k.two_cos[m], c1[m], -c0[m]);
 
-                tre[m] = are * k.rot_re[m] - aim * k.rot_im[m];
-                tim[m] = are * k.rot_im[m] + aim * k.rot_re[m];
+                c2 = fma (k.cos_r[m], sp, c2);
+                c2 = fma (-k.cos_r1[m], sm, c2);
+                c0[m] = c1[m];
+                c1[m] = c2;
               }
-        }
-    }
+            lo = xl[u];
+            hi = xh[u];
+          }
+#pragma unroll
+        for (int u = 0; u < COS_V; u++)
+          {
+            xl[u] = nl[u];
+            xh[u] = nh[u];
+          }
+      }
+  };
+  const bool fast_lo = p0 + j0 + 1 >= 0 && p0 + o_end - 2 < n;
+  const bool fast_hi = p0 + j0 + 2 * r + 2 >= 0 && p0 + o_end + 2 * r - 1 < n;
+
+  if (fast_lo && fast_hi)
+    outputs (LinesBool<true> (), LinesBool<true> ());
+  else if (fast_lo)
+    outputs (LinesBool<true> (), LinesBool<false> ());
+  else if (fast_hi)
+    outputs (LinesBool<false> (), LinesBool<true> ());
+  else
+    outputs (LinesBool<false> (), LinesBool<false> ());
 }
 
 cudaError_t
@@ -666,14 +756,13 @@ gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
       double w = plan->omega[m];
 
       k.coeff[m] = plan->coeff[m];
-      k.rot_re[m] = cos (w);
-      k.rot_im[m] = -sin (w);
-      k.old_re[m] = cos (w * plan->radius);
-      k.old_im[m] = -sin (w * plan->radius);
-      k.new_re[m] = cos (w * (plan->radius + 1));
-      k.new_im[m] = sin (w * (plan->radius + 1));
-      k.step_re[m] = cos (w);
-      k.step_im[m] = sin (w);
+      k.two_cos[m] = 2.0 * cos (w);
+      k.cos_w[m] = cos (w);
+      k.sin_w[m] = sin (w);
+      k.cos_r[m] = cos (w * plan->radius);
+      k.sin_r[m] = sin (w * plan->radius);
+      k.cos_r1[m] = cos (w * (plan->radius + 1));
+      k.sin_r1[m] = sin (w * (plan->radius + 1));
     }
   return cudaMemcpyToSymbol (lines_cos, &k, sizeof k, sizeof k * axis,
                              cudaMemcpyHostToDevice);
@@ -684,11 +773,10 @@ static cudaError_t
 cosines_launch (const CudaGeom  &g,
                 const CudaPlane &in,
                 const CudaPlane &out,
-                int              n_terms,
                 cudaStream_t     stream)
 {
   const int    n_lines = (AXIS == 0 ? out.h : out.w) * g.channels;
-  const size_t per_chunk = 2 * sizeof (double2) * n_terms * COS_LANES;
+  const size_t per_chunk = 2 * sizeof (double2) * NT * COS_LANES;
   int          nch = COS_NCH;
   cudaError_t  err;
 
@@ -714,11 +802,10 @@ cosines_launch (const CudaGeom  &g,
                 int              axis,
                 const CudaPlane &in,
                 const CudaPlane &out,
-                int              n_terms,
                 cudaStream_t     stream)
 {
-  return axis == 0 ? cosines_launch<NT, 0> (g, in, out, n_terms, stream)
-                   : cosines_launch<NT, 1> (g, in, out, n_terms, stream);
+  return axis == 0 ? cosines_launch<NT, 0> (g, in, out, stream)
+                   : cosines_launch<NT, 1> (g, in, out, stream);
 }
 
 cudaError_t
@@ -731,11 +818,11 @@ gpufx_cuda_line_cosines (const CudaGeom  &g,
                          cudaStream_t     stream)
 {
   (void) radius;
-  /* The fewest terms the registers must hold. */
+  /* The fewest terms the registers must hold; the plan's terms past
+   * n_terms are zero. */
   if (n_terms <= 4)
-    return cosines_launch<4> (g, axis, in, out, n_terms, stream);
+    return cosines_launch<4> (g, axis, in, out, stream);
   if (n_terms <= 8)
-    return cosines_launch<8> (g, axis, in, out, n_terms, stream);
-  return cosines_launch<GPUFX_GAUSS_MAX_TERMS> (g, axis, in, out, n_terms,
-                                                stream);
+    return cosines_launch<8> (g, axis, in, out, stream);
+  return cosines_launch<GPUFX_GAUSS_MAX_TERMS> (g, axis, in, out, stream);
 }

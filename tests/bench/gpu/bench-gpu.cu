@@ -172,20 +172,34 @@ naive_kuwahara (CudaGeom g, const float *in, float *out, int r)
     out[((size_t) y * g.image_w + x) * C + c] = mean[c];
 }
 
-__global__ void
-fma_kernel (float *out, int n)
+/* FMA rate: 4 independent chains per thread (T = float, and double for
+ * the sum of cosines' arithmetic). */
+__device__ __forceinline__ float
+bench_fma (float a, float b, float c)
 {
-  float a = threadIdx.x * 1e-3f, b = 1.0001f, c0 = 0.5f, c1 = 0.25f,
-        c2 = 0.125f, c3 = 0.0625f;
+  return fmaf (a, b, c);
+}
+__device__ __forceinline__ double
+bench_fma (double a, double b, double c)
+{
+  return fma (a, b, c);
+}
+
+template <class T>
+__global__ void
+fma_kernel (T *out, int n)
+{
+  T a = threadIdx.x * (T) 1e-3, b = (T) 1.0001, c0 = (T) 0.5, c1 = (T) 0.25,
+    c2 = (T) 0.125, c3 = (T) 0.0625;
   for (int i = 0; i < n; i++)
     {
-      c0 = fmaf (a, b, c0);
-      c1 = fmaf (a, b, c1);
-      c2 = fmaf (a, b, c2);
-      c3 = fmaf (a, b, c3);
-      a = fmaf (c0, 1e-7f, a);
+      c0 = bench_fma (a, b, c0);
+      c1 = bench_fma (a, b, c1);
+      c2 = bench_fma (a, b, c2);
+      c3 = bench_fma (a, b, c3);
+      a = bench_fma (c0, (T) 1e-7, a);
     }
-  if (c0 + c1 + c2 + c3 == 12345.f)
+  if (c0 + c1 + c2 + c3 == (T) 12345)
     out[0] = a;
 }
 
@@ -246,7 +260,7 @@ run_size (int w, int h)
        pass, "");
 
   /* Gaussian */
-  const double sig[] = { 2, 10, 50, 200 };
+  const double sig[] = { 2, 10, 50, 200, 1500 };
   for (double s : sig)
     {
       GpufxGaussianPlan p;
@@ -438,10 +452,17 @@ main (int argc, char **argv)
     float *o;
     CK (cudaMalloc (&o, 4));
     int    blocks = prop.multiProcessorCount * 16, iters = 4096;
-    double fms
-      = time_ms ([&] (int) { fma_kernel<<<blocks, 256>>> (o, iters); }, 5);
+    double fms = time_ms (
+      [&] (int) { fma_kernel<float><<<blocks, 256>>> (o, iters); }, 5);
     printf ("limit: FP32 FMA %.0f GFMA/s\n",
             (double) blocks * 256 * iters * 5 / fms / 1e6);
+    double *od;
+    CK (cudaMalloc (&od, 8));
+    fms = time_ms (
+      [&] (int) { fma_kernel<double><<<blocks, 256>>> (od, iters); }, 5);
+    printf ("limit: FP64 FMA %.0f GFMA/s\n",
+            (double) blocks * 256 * iters * 5 / fms / 1e6);
+    cudaFree (od);
     cudaFree (o);
     cudaFree (x);
     cudaFree (y);
