@@ -7,6 +7,7 @@
 #include "gpufx-private.h"
 #include "gpufx-params.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -123,6 +124,22 @@ gpufx_in_range (double v, double lo, double hi)
   return isfinite (v) && v >= lo && v <= hi;
 }
 
+/* The largest factor a convolution puts on a pixel value: the weights'
+ * magnitudes over the divisor that normalize or the caller gives. */
+static double
+gpufx_convolve_scale (const GpufxConvolveParams *c)
+{
+  double sum = 0, magnitude = 0, divisor;
+
+  for (int i = 0; i < c->width * c->height; i++)
+    {
+      sum += c->matrix[i];
+      magnitude += fabs (c->matrix[i]);
+    }
+  divisor = ! c->normalize ? fabs (c->divisor) : sum != 0 ? fabs (sum) : 1.0;
+  return magnitude / divisor;
+}
+
 GpufxStatus
 gpufx_filter_validate (const GpufxFilter *filter,
                        char              *message,
@@ -176,6 +193,15 @@ gpufx_filter_validate (const GpufxFilter *filter,
             status = gpufx_fail (r, GPUFX_ERROR_INVALID_ARGUMENT,
                                  "divisor must be finite and not 0 "
                                  "(or use normalize)");
+          else if (gpufx_convolve_scale (c) > FLT_MAX)
+            /* Past 32-bit float the sums overflow to inf, and to NaN where
+             * a pixel is 0: a float image would keep them. */
+            status = gpufx_fail (r, GPUFX_ERROR_INVALID_ARGUMENT,
+                                 "the weights divided by the divisor add up "
+                                 "to %g, more than 32-bit float pixels hold "
+                                 "(%g); use smaller weights or a larger "
+                                 "divisor",
+                                 gpufx_convolve_scale (c), (double) FLT_MAX);
           break;
         }
 

@@ -95,8 +95,11 @@ op_prepare (GeglOperation *operation)
   const Babl *space = gegl_operation_get_source_space (operation, "input");
   const Babl *source = gegl_operation_get_source_format (operation, "input");
   gboolean    alpha = ! source || babl_format_has_alpha (source);
-  gboolean    gray
-    = source && babl_format_get_n_components (source) - (alpha ? 1 : 0) == 1;
+  /* An indexed drawable's one component is the palette index: its colours
+   * are RGB, not gray. */
+  gboolean gray
+    = source && ! babl_format_is_palette (source)
+      && babl_format_get_n_components (source) - (alpha ? 1 : 0) == 1;
   gboolean    premultiply = alpha && self->filter.kind != GPUFX_FILTER_SOBEL;
   const char *pad, *work;
 

@@ -66,6 +66,52 @@ gpu_filters_fail (GimpProcedure    *procedure,
   return gimp_procedure_new_return_values (procedure, status, error);
 }
 
+/* What GIMP's own procedures refuse (gimp_pdb_item_is_attached,
+ * gimp_pdb_item_is_modifiable, and the merging of a group, which GIMP would
+ * skip without a word): said here, with the drawable's name, before any
+ * pixel is touched. */
+static gboolean
+gpu_filters_check_drawable (GimpProcedure *procedure,
+                            GimpImage     *image,
+                            GimpDrawable  *drawable,
+                            gboolean       non_destructive,
+                            GError       **error)
+{
+  GimpItem    *item = GIMP_ITEM (drawable);
+  GimpItem    *owner = item;
+  const gchar *name = gimp_item_get_name (item);
+
+  if (image && gimp_item_get_image (item) != image)
+    {
+      g_set_error (error, GPU_FILTERS_ERROR, 0,
+                   _ ("Argument 'drawables': '%s' belongs to another image "
+                      "than the one given in 'image'."),
+                   name);
+      return FALSE;
+    }
+  if (GIMP_IS_LAYER_MASK (drawable))
+    owner = GIMP_ITEM (gimp_layer_from_mask (GIMP_LAYER_MASK (drawable)));
+  if (owner && gimp_item_get_lock_content (owner))
+    {
+      g_set_error (error, GPU_FILTERS_ERROR, 0,
+                   _ ("The pixels of '%s' are locked; unlock them to apply "
+                      "%s."),
+                   gimp_item_get_name (owner),
+                   gimp_procedure_get_name (procedure));
+      return FALSE;
+    }
+  if (gimp_item_is_group (item) && ! non_destructive)
+    {
+      g_set_error (error, GPU_FILTERS_ERROR, 0,
+                   _ ("'%s' is a layer group, whose pixels come from its "
+                      "layers: apply %s to a layer, or keep it on the group "
+                      "as a layer effect (non-destructive)."),
+                   name, gimp_procedure_get_name (procedure));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* The backend the operation will run on, for the return value: the
  * operation itself picks the same way, and says so in GIMP's error console
  * should CUDA fail mid-run and the CPU take over. */
@@ -107,11 +153,22 @@ gpu_filters_run (GimpProcedure       *procedure,
                    gimp_procedure_get_name (procedure));
       return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
     }
+  /* A dialog may yet choose to keep the filter as a layer effect, which a
+   * group allows: the group waits for that choice. */
+  g_object_get (config, "non-destructive", &non_destructive, NULL);
+  if (! gpu_filters_check_drawable (
+        procedure, image, drawables[0],
+        non_destructive || run_mode == GIMP_RUN_INTERACTIVE, &error))
+    return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
 
   if (run_mode == GIMP_RUN_INTERACTIVE
       && gpufx_filter_info_needs_own_dialog (info)
       && ! gpu_matrix_dialog_run (procedure, config, drawables[0], info))
     return gimp_procedure_new_return_values (procedure, GIMP_PDB_CANCEL, NULL);
+  g_object_get (config, "non-destructive", &non_destructive, NULL);
+  if (! gpu_filters_check_drawable (procedure, image, drawables[0],
+                                    non_destructive, &error))
+    return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
 
   if (! gpu_args_read (config, info, &filter, &options, &error))
     return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
@@ -128,12 +185,17 @@ gpu_filters_run (GimpProcedure       *procedure,
   values = gimp_procedure_new_return_values (procedure, GIMP_PDB_SUCCESS, NULL);
   if (! gimp_drawable_mask_intersect (drawables[0], &x, &y, &width, &height))
     {
-      /* The selection misses this drawable: nothing to do. */
+      /* GIMP's refusal (a layer never added to an image) ... */
+      if (gpu_apply_pdb_error (&error))
+        {
+          gimp_value_array_unref (values);
+          return gpu_filters_fail (procedure, GIMP_PDB_CALLING_ERROR, error);
+        }
+      /* ... or a selection that misses this drawable: nothing to do. */
       GIMP_VALUES_SET_STRING (values, 1, "none");
       return values;
     }
 
-  g_object_get (config, "non-destructive", &non_destructive, NULL);
   t0 = g_get_monotonic_time ();
   if (! gpu_apply_drawable (drawables[0], config, info, non_destructive,
                             &error))

@@ -100,6 +100,22 @@ gpu_apply_configure (GimpDrawableFilter    *filter,
 }
 
 gboolean
+gpu_apply_pdb_error (GError **error)
+{
+  GimpPDB     *pdb = gimp_get_pdb ();
+  const gchar *why;
+
+  if (gimp_pdb_get_last_status (pdb) == GIMP_PDB_SUCCESS)
+    return FALSE;
+  why = gimp_pdb_get_last_error (pdb);
+  g_set_error (error, GPU_FILTERS_ERROR, 0, "%s",
+               why && *why ? why
+                           : _ ("GIMP refused the call, without a "
+                                "reason"));
+  return TRUE;
+}
+
+gboolean
 gpu_apply_drawable (GimpDrawable          *drawable,
                     GimpProcedureConfig   *config,
                     const GpufxFilterInfo *info,
@@ -110,6 +126,11 @@ gpu_apply_drawable (GimpDrawable          *drawable,
   gchar              *op_name = g_strconcat ("gpufx:", info->name, NULL);
 
   filter = gimp_drawable_filter_new (drawable, op_name, NULL);
+  if (! filter && gpu_apply_pdb_error (error))
+    {
+      g_free (op_name);
+      return FALSE;
+    }
   if (! filter)
     {
       g_set_error (error, GPU_FILTERS_ERROR, 0,
@@ -127,9 +148,10 @@ gpu_apply_drawable (GimpDrawable          *drawable,
       gimp_drawable_filter_delete (filter);
       return FALSE;
     }
+  /* Both say nothing back: GIMP's verdict is the PDB's last status. */
   if (non_destructive)
     gimp_drawable_append_filter (drawable, filter);
   else
     gimp_drawable_merge_filter (drawable, filter);
-  return TRUE;
+  return ! gpu_apply_pdb_error (error);
 }

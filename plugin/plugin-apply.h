@@ -21,6 +21,10 @@ gboolean gpu_apply_configure (GimpDrawableFilter    *filter,
                               const GpufxFilterInfo *info,
                               GError               **error);
 
+/* TRUE, with GIMP's message in error, when the last PDB call made here
+ * failed (libgimp calls that return nothing leave their verdict there). */
+gboolean gpu_apply_pdb_error (GError **error);
+
 /* Runs the filter's operation on the drawable inside GIMP: merged (one undo
  * step, the selection respected) or kept as a non-destructive filter.
  * Checks the arguments first; on any error the drawable is unchanged. */

@@ -91,6 +91,18 @@ main (void)
   f.convolve.matrix[2] = INFINITY;
   expect_rejected ("infinite weight", &f, &vs, &vd);
   f.convolve.matrix[2] = 0;
+  /* Weights over the divisor past 32-bit float would write inf and NaN. */
+  f.convolve.divisor = 1e-300;
+  expect_rejected ("divisor too small for float", &f, &vs, &vd);
+  f.convolve.divisor = 1;
+  f.convolve.matrix[0] = f.convolve.matrix[1] = 3e38f;
+  expect_rejected ("weights past float", &f, &vs, &vd);
+  f.convolve.normalize = true;
+  f.convolve.matrix[1] = -3e38f;
+  expect_rejected ("weights past float, normalized to zero sum", &f, &vs,
+                   &vd);
+  f.convolve.normalize = false;
+  f.convolve.matrix[0] = f.convolve.matrix[1] = 0;
 
   gpufx_filter_init (&f, GPUFX_FILTER_SOBEL);
   bad = vs;
