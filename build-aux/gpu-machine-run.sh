@@ -21,7 +21,9 @@
 # racecheck.log) into one archive after the script for the run tool.
 # Environment: GPUFX_NO_BENCH=1 is --no-bench; SAN_TOOLS (default
 # "memcheck racecheck synccheck") picks the sanitizer tools, in order;
-# SAN_TIMEOUT (seconds, default 300) limits each tool's run.  A tool's
+# SAN_TIMEOUT (seconds, default 300) limits each tool's run; SAN_ARGS
+# (default --quick) are the gpu test's arguments under the sanitizers, e.g.
+# "--quick --only gaussian" for the group a change touched.  A tool's
 # rc=124 means that timeout, not a crash.  The racecheck log is kept whole
 # (racecheck.log: every comparison with its time).
 # The NPP peer (tests/bench/gpu/bench-npp) is built only where the toolkit
@@ -137,7 +139,7 @@ if [ $SAN = 1 ] && command -v compute-sanitizer >/dev/null; then
     # Line-buffered and verbose: if the target dies, the log shows where.
     t0=$(date +%s)
     VERBOSE=1 timeout $SAN_TIMEOUT compute-sanitizer --tool $tool $extra --error-exitcode 9 \
-      $BUILD/tests/gpu/test-gpu-vs-cpu --quick > /tmp/gpufx-san-$tool.log 2>&1
+      $BUILD/tests/gpu/test-gpu-vs-cpu ${SAN_ARGS:---quick} > /tmp/gpufx-san-$tool.log 2>&1
     rc=$?
     secs=$(( $(date +%s) - t0 ))
     grep -v "^ok " /tmp/gpufx-san-$tool.log >> "$OUTDIR/sanitizer.log"
