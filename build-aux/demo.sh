@@ -38,7 +38,7 @@ echo "== GEGL module installed into $XDG/gegl-0.4/plug-ins"
 
 echo "== GIMP 3 headless: $("$GIMP_CONSOLE" --version 2>/dev/null | head -1)"
 t0=$(date +%s.%N)
-GIMP3_DIRECTORY=$PROFILE XDG_DATA_HOME=$XDG GPUFX_DEMO_IN=$TOP/tests/data/coffee.png \
+GIMP3_DIRECTORY=$PROFILE XDG_DATA_HOME=$XDG XDG_CACHE_HOME=$OUT/xdg-cache GPUFX_DEMO_IN=$TOP/tests/data/coffee.png \
 GPUFX_DEMO_OUT=$OUT LANG=C.UTF-8 GPU_FILTERS_VERBOSE=1 \
   timeout 600 "$GIMP_CONSOLE" -i -n -d -f \
     --batch-interpreter=python-fu-eval \

@@ -1,35 +1,60 @@
 #!/usr/bin/env bash
 # Run a command where GIMP 3 development files exist.
 #
-# On a host that already has gimp-3.0 >= 3.0 (Debian 13, Ubuntu 25.04+) the
-# command runs natively.  Elsewhere (Debian 12) it runs inside a cached
-# Debian trixie root made once with debootstrap.  The root lives outside the
-# checkout so that every clone shares it; a stamp written last tells a
-# finished root from one whose first run was interrupted.
+# On a host that already has gimp-3.0 >= 3.0 and a GIMP 3 console (Debian 13,
+# Ubuntu 25.04+) the command runs natively.  Elsewhere (Debian 12) it runs
+# inside a cached Debian root made once with debootstrap: trixie (GIMP 3.0)
+# by default, or sid (GIMP 3.2) with GIMP_GPU_FILTERS_SUITE=sid.  Each suite
+# has its own root outside the checkout, so that every clone shares it; a
+# stamp written last tells a finished root from one whose first run was
+# interrupted.
 #
 # usage: build-aux/gimp3-root.sh COMMAND [ARG...]
 #        build-aux/gimp3-root.sh --ensure      (only make the root)
 #        build-aux/gimp3-root.sh --where       (print native or the root path)
+# environment: GIMP_GPU_FILTERS_SUITE=trixie|sid  (default trixie)
+#              GIMP_GPU_FILTERS_ROOT=DIR          (default /var/cache/gimp-gpu-filters/SUITE)
+#              GIMP_GPU_FILTERS_FORCE_ROOT=1      (use the root even where GIMP 3 is native)
 set -euo pipefail
 
-ROOT=${GIMP_GPU_FILTERS_ROOT:-/var/cache/gimp-gpu-filters/trixie}
+SUITE=${GIMP_GPU_FILTERS_SUITE:-trixie}
+case $SUITE in
+  trixie|sid) ;;
+  *) printf 'gimp3-root: GIMP_GPU_FILTERS_SUITE=%s: expected trixie (GIMP 3.0) or sid (GIMP 3.2)\n' \
+       "$SUITE" >&2; exit 2 ;;
+esac
+ROOT=${GIMP_GPU_FILTERS_ROOT:-/var/cache/gimp-gpu-filters/$SUITE}
 MIRROR=${GIMP_GPU_FILTERS_MIRROR:-http://deb.debian.org/debian}
-SUITE=trixie
+# sid's Release file as the mirror serves it may be past its Valid-Until date.
+APT_OPTS=
+[ "$SUITE" = sid ] && APT_OPTS="-o Acquire::Check-Valid-Until=false"
 # Bump when PACKAGES changes so that existing roots are completed.
 ROOT_VERSION=4
 PACKAGES="gimp libgimp-3.0-dev libgegl-dev libgtk-3-dev meson ninja-build gcc g++
   pkg-config gettext xvfb xauth python3-gi gir1.2-gimp-3.0 gir1.2-gegl-0.4
   python3-numpy python3-scipy python3-skimage python3-pil gegl ca-certificates"
+# sid's gcc (16) is newer than CUDA 13.0's nvcc accepts (15 at most): nvcc
+# gets g++-15 there as its host compiler (NVCC_CCBIN, set in inner below).
+if [ "$SUITE" = sid ]; then
+  PACKAGES="$PACKAGES g++-15"
+  ROOT_VERSION=$ROOT_VERSION-sid1
+fi
 STAMP="$ROOT/.gimp-gpu-filters-ready"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/build-common.sh"
 
 log () { printf 'gimp3-root: %s\n' "$*" >&2; }
 
+# GIMP 3 here already: its development files and its console, whatever
+# suffix the console carries (build-common.sh).  A suite asked for by name
+# always uses its root.
 host_has_gimp3 ()
 {
   [ -z "${GIMP_GPU_FILTERS_FORCE_ROOT:-}" ] \
+    && [ -z "${GIMP_GPU_FILTERS_SUITE:-}" ] \
     && command -v pkg-config >/dev/null 2>&1 \
     && pkg-config --atleast-version=3.0 gimp-3.0 gimpui-3.0 2>/dev/null \
-    && command -v gimp-console-3.0 >/dev/null 2>&1
+    && gpufx_gimp_console >/dev/null 2>&1
 }
 
 root_is_ready ()
@@ -56,19 +81,19 @@ make_root ()
     rm -rf --one-file-system "$ROOT"
   fi
   if [ ! -e "$ROOT" ]; then
-    log "debootstrap $SUITE into $ROOT (once; about a minute)"
+    log "debootstrap $SUITE into $ROOT (once; a minute or two)"
     mkdir -p "$(dirname "$ROOT")"
-    debootstrap --variant=minbase "$SUITE" "$ROOT.tmp" "$MIRROR" >/tmp/gimp3-root-debootstrap.log 2>&1 \
-      || { log "debootstrap failed; see /tmp/gimp3-root-debootstrap.log"; rm -rf --one-file-system "$ROOT.tmp"; exit 1; }
+    debootstrap --variant=minbase "$SUITE" "$ROOT.tmp" "$MIRROR" >/tmp/gimp3-root-$SUITE-debootstrap.log 2>&1 \
+      || { log "debootstrap failed; see /tmp/gimp3-root-$SUITE-debootstrap.log"; rm -rf --one-file-system "$ROOT.tmp"; exit 1; }
     touch "$ROOT.tmp/.debootstrap-done"
     mv "$ROOT.tmp" "$ROOT"
   fi
-  log "installing GIMP 3 and build tools into the root (once; a minute or two)"
+  log "installing GIMP 3 ($SUITE) and build tools into the root (once; a few minutes)"
   cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
   in_root_raw env DEBIAN_FRONTEND=noninteractive bash -c \
-    "apt-get update -q && apt-get install -y -q --no-install-recommends $(echo $PACKAGES)" \
-    >/tmp/gimp3-root-apt.log 2>&1 \
-    || { log "apt-get in the root failed; see /tmp/gimp3-root-apt.log"; exit 1; }
+    "apt-get $APT_OPTS update -q && apt-get $APT_OPTS install -y -q --no-install-recommends $(echo $PACKAGES)" \
+    >/tmp/gimp3-root-$SUITE-apt.log 2>&1 \
+    || { log "apt-get in the root failed; see /tmp/gimp3-root-$SUITE-apt.log"; exit 1; }
   in_root_raw apt-get clean >/dev/null 2>&1 || true
   echo "$ROOT_VERSION" > "$STAMP"
   log "root ready in $((SECONDS - t0)) s ($(du -sh --one-file-system "$ROOT" | cut -f1))"
@@ -117,9 +142,11 @@ inner ()
   # Results written to $OUT or a --out folder outside the checkout survive.
   [ -n "${GPUFX_OUT:-}" ] && mkdir -p "$GPUFX_OUT" && bind "$GPUFX_OUT" "$GPUFX_OUT"
   local status=0
+  [ "$SUITE" = sid ] && [ -z "${NVCC_CCBIN:-}" ] && NVCC_CCBIN=g++-15
   chroot "$ROOT" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:/usr/local/cuda/bin \
     CI="${CI:-}" GPUFX_OUT="${GPUFX_OUT:-}" GPUFX_IN_ROOT=1 \
+    ${NVCC_CCBIN:+NVCC_CCBIN="$NVCC_CCBIN"} \
     bash -c 'cd "$0" && exec "$@"' "$cwd" "$@" || status=$?
   exit $status
 }
