@@ -6,6 +6,31 @@
  * Workers are started once and wait for parallel-for jobs.  One job runs on
  * the pool at a time; a second caller that finds it busy (two previews at
  * once) gets threads of its own for that call, so nobody waits.
+ *
+ * Why a job cannot wait for ever (reviewed for a hang once seen and never
+ * reproduced; tests/engine/test-pool-stress.c):
+ * - A job on the pool waits for running == helpers workers.  helpers is at
+ *   most pool.n_workers, and every worker that exists takes part in it:
+ *   the job is posted under pool.lock with generation + 1, and a worker
+ *   sees a generation it has not seen (seen <= generation always) whether
+ *   it is waiting on pool.work (the broadcast wakes it) or not (it checks
+ *   the generation under the lock before it waits).  It joins if fewer
+ *   than helpers have joined; joining, the job and its clearing are all
+ *   under pool.lock, so a late worker never touches a job that is gone.
+ * - Only one job is on the pool at a time (busy), and it is cleared only
+ *   when running is 0, so no worker is inside an older job when a new one
+ *   is posted: the helpers a job counts on are all free to come.  A
+ *   worker joins at most once per generation, so running counts each
+ *   helper once; a failed pthread_create only makes n_workers smaller.
+ * - running reaches 0 under the job's lock, with a broadcast, and the
+ *   caller re-checks it under that lock (and every 100 ms anyway).
+ * - Private threads (the pool busy, or a job started from inside a job)
+ *   are counted before they start and joined before the caller returns.
+ * The one way found to wait for ever: fork ().  A child has the parent's
+ * pool.n_workers but none of its threads, so its first job on the pool
+ * waited for helpers that did not exist (and pool.lock or busy could be
+ * held by a thread that is not there).  pool_atfork_child () now starts
+ * the child with an empty pool.
  */
 #include "cpu-pool.h"
 #include "border.h"
@@ -55,6 +80,41 @@ static Pool pool = { PTHREAD_MUTEX_INITIALIZER,
                      0,
                      NULL,
                      0 };
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+/* pool.lock is held across fork () so that the child's copy of the pool is
+ * consistent; the child has only the forking thread, so it starts with no
+ * workers, no job, a fresh busy lock (it may have been held by a thread
+ * that the child does not have) and fresh conditions. */
+static void
+pool_atfork_prepare (void)
+{
+  pthread_mutex_lock (&pool.lock);
+}
+
+static void
+pool_atfork_parent (void)
+{
+  pthread_mutex_unlock (&pool.lock);
+}
+
+static void
+pool_atfork_child (void)
+{
+  pthread_mutex_unlock (&pool.lock); /* this thread's, from prepare */
+  pthread_mutex_init (&pool.busy, NULL);
+  pthread_cond_init (&pool.work, NULL);
+  pthread_cond_init (&pool.finished, NULL);
+  pool.job = NULL;
+  pool.n_workers = 0;
+}
+
+static void
+pool_init (void)
+{
+  pthread_atfork (pool_atfork_prepare, pool_atfork_parent, pool_atfork_child);
+}
 
 int
 cpu_thread_count (const GpufxJob *job)
@@ -212,6 +272,8 @@ cpu_parallel_for (const GpufxJob *job,
   atomic_init (&pj.oom, false);
   atomic_init (&pj.running, 0);
 
+  if (want > 0)
+    pthread_once (&pool_once, pool_init);
   if (want > 0 && pthread_mutex_trylock (&pool.busy) == 0)
     {
       on_pool = true;
