@@ -29,21 +29,21 @@ typedef struct
   const char *metavar; /* NULL: a flag */
   int         min;
   int         max;
+  int         def;
   const char *help;
 } ArgsOwn;
 
 static const ArgsOwn args_own[] = {
-  { ARGS_DEPTH, "depth", "8|16", 8, 16,
+  { ARGS_DEPTH, "depth", "8|16", 8, 16, 0,
     "Bits per sample of PAM, PPM, PGM (and PNG, TIFF) output; default: 8 "
     "for 8-bit input, else 16" },
-  { ARGS_THREADS, "threads", "N", 0, 4096,
-    "CPU threads, 0 = all cores (default 0)" },
-  { ARGS_REPEAT, "repeat", "N", 1, 100000,
-    "Run the filter N times and report the median time (default 1)" },
-  { ARGS_REPORT, "report", NULL, 0, 0,
+  { ARGS_THREADS, "threads", "N", 0, 4096, 0, "CPU threads, 0 = all cores" },
+  { ARGS_REPEAT, "repeat", "N", 1, 100000, 1,
+    "Run the filter N times and report the median time" },
+  { ARGS_REPORT, "report", NULL, 0, 0, 0,
     "Print one JSON line: filter, backend, width, height, channels, "
     "milliseconds (the filter alone, no file I/O)" },
-  { ARGS_HELP, "help", NULL, 0, 0, "Show this help and exit" },
+  { ARGS_HELP, "help", NULL, 0, 0, 0, "Show this help and exit" },
 };
 
 #define ARGS_N_OWN (sizeof args_own / sizeof args_own[0])
@@ -215,12 +215,8 @@ args_set_own (CliArgs       *args,
   return true;
 }
 
-bool
-cli_args_parse (CliArgs *args,
-                int      argc,
-                char   **argv,
-                char    *err,
-                size_t   err_size)
+static bool
+args_parse (CliArgs *args, int argc, char **argv, char *err, size_t err_size)
 {
   const char *files[2];
   int         n_files = 0;
@@ -360,6 +356,23 @@ cli_args_parse (CliArgs *args,
   return true;
 }
 
+bool
+cli_args_parse (CliArgs *args,
+                int      argc,
+                char   **argv,
+                char    *err,
+                size_t   err_size)
+{
+  if (args_parse (args, argc, argv, err, err_size))
+    return true;
+  /* Messages quote the user's arguments, which may hold newlines or
+   * terminal escapes: the error stays one printable line. */
+  for (char *s = err; *s; s++)
+    if ((unsigned char) *s < 0x20 || *s == 0x7f)
+      *s = '?';
+  return false;
+}
+
 static void
 args_print_option (FILE *out, const char *left, const char *help)
 {
@@ -426,14 +439,21 @@ cli_args_print_filter_help (FILE *out, const GpufxFilterInfo *info)
     args_print_param (out, p);
   for (size_t i = 0; i < ARGS_N_OWN; i++)
     {
-      char left[96];
+      const ArgsOwn *o = &args_own[i];
+      char           left[96];
+      char           help[512];
 
-      if (args_own[i].metavar)
-        snprintf (left, sizeof left, "--%s %s", args_own[i].name,
-                  args_own[i].metavar);
+      if (o->metavar)
+        snprintf (left, sizeof left, "--%s %s", o->name, o->metavar);
       else
-        snprintf (left, sizeof left, "--%s", args_own[i].name);
-      args_print_option (out, left, args_own[i].help);
+        snprintf (left, sizeof left, "--%s", o->name);
+      /* Ranges as the table's numbers show theirs (tests read them). */
+      if (o->metavar && strcmp (o->metavar, "N") == 0)
+        snprintf (help, sizeof help, "%s (%d to %d, default %d)", o->help,
+                  o->min, o->max, o->def);
+      else
+        snprintf (help, sizeof help, "%s", o->help);
+      args_print_option (out, left, help);
     }
   fprintf (out, "\nOptions also take the form --name=value.  See gpufx --help "
                 "for file formats.\n");

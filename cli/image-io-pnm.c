@@ -6,7 +6,8 @@
  * Readers trust nothing in a header: sizes are checked against
  * CLI_MAX_PIXELS and against the bytes the file really has before anything
  * is allocated, so a hostile or truncated file gives an error, not a crash
- * or a huge allocation.
+ * or a huge allocation.  Where the length is unknown (a pipe), memory grows
+ * only with the pixels that really arrive.  tests/fuzz/ fuzzes this file.
  */
 #include "config.h"
 #include "image-io-private.h"
@@ -22,13 +23,29 @@
 #define PNM_TOKEN_MAX 64
 #define PNM_LINE_MAX  256
 
+/* Samples read and converted at a time: memory for the raw bytes stays
+ * small whatever the row length. */
+#define PNM_CHUNK_SAMPLES 16384
+/* A stream of unknown length starts with room for this many samples and
+ * doubles as they arrive. */
+#define PNM_GROW_FIRST (1 << 16)
+
 typedef struct
 {
   FILE       *file;
   const char *path;
+  int64_t     size; /* the stream's length, or -1 when unknown */
   char       *err;
   size_t      err_size;
 } PnmReader;
+
+typedef enum
+{
+  PNM_SAMPLE_U8,
+  PNM_SAMPLE_U16, /* big-endian, as netpbm stores them */
+  PNM_SAMPLE_F32, /* in the host's byte order */
+  PNM_SAMPLE_F32_SWAPPED
+} PnmSample;
 
 static bool
 pnm_host_is_little_endian (void)
@@ -142,19 +159,17 @@ pnm_token_int (PnmReader *r, long min, long max, const char *what, int *value)
 }
 
 /* Size checks shared by every format, before any allocation: the pixel
- * count, and the bytes left in the file. */
+ * count, and the bytes left in the file when its length is known. */
 static bool
 pnm_check_size (PnmReader *r,
                 int        width,
                 int        height,
                 int        channels,
-                int        sample_bytes,
-                size_t    *data_bytes)
+                int        sample_bytes)
 {
-  struct stat st;
-  int64_t     pixels = (int64_t) width * height;
-  uint64_t    need;
-  off_t       here;
+  int64_t  pixels = (int64_t) width * height;
+  uint64_t need;
+  off_t    here;
 
   if (pixels > CLI_MAX_PIXELS)
     {
@@ -165,36 +180,127 @@ pnm_check_size (PnmReader *r,
     }
   need = (uint64_t) pixels * channels * sample_bytes;
   here = ftello (r->file);
-  if (here >= 0 && fstat (fileno (r->file), &st) == 0 && S_ISREG (st.st_mode)
-      && (uint64_t) (st.st_size - here) < need)
+  if (r->size >= 0 && here >= 0 && here <= r->size
+      && (uint64_t) (r->size - here) < need)
     {
       cli_set_error (r->err, r->err_size,
                      "%s: truncated: %d x %d x %d needs %llu bytes of "
                      "pixels, the file has %llu",
                      r->path, width, height, channels,
                      (unsigned long long) need,
-                     (unsigned long long) (st.st_size - here));
+                     (unsigned long long) (r->size - here));
       return false;
     }
-  if (need > SIZE_MAX / 4)
+  if ((uint64_t) pixels * channels > SIZE_MAX / sizeof (float))
     return pnm_fail (r, "too large for this machine");
-  *data_bytes = (size_t) need;
   return true;
 }
 
-static bool
-pnm_alloc (PnmReader *r, CliImage *image, int width, int height, int channels)
+static void
+pnm_convert (const unsigned char *in,
+             float               *out,
+             size_t               n,
+             PnmSample            kind,
+             unsigned             maxval)
 {
-  size_t n = (size_t) width * height * channels;
+  /* Values above maxval break the format; clamp rather than invent
+   * brighter-than-white. */
+  switch (kind)
+    {
+    case PNM_SAMPLE_F32: memcpy (out, in, n * 4); break;
+    case PNM_SAMPLE_F32_SWAPPED:
+      for (size_t i = 0; i < n; i++)
+        {
+          unsigned char b[4]
+            = { in[4 * i + 3], in[4 * i + 2], in[4 * i + 1], in[4 * i] };
 
-  image->data = malloc (n * sizeof (float));
-  if (! image->data)
+          memcpy (&out[i], b, 4);
+        }
+      break;
+    case PNM_SAMPLE_U16:
+      for (size_t i = 0; i < n; i++)
+        {
+          unsigned v = ((unsigned) in[2 * i] << 8) | in[2 * i + 1];
+
+          out[i] = v > maxval ? 1.0f : (float) v / (float) maxval;
+        }
+      break;
+    case PNM_SAMPLE_U8:
+    default:
+      for (size_t i = 0; i < n; i++)
+        out[i] = in[i] > maxval ? 1.0f : (float) in[i] / (float) maxval;
+      break;
+    }
+}
+
+/* Reads the image's samples into image->data, top row first as the file
+ * stores them.  With the stream's length unknown, the buffer grows with the
+ * bytes that really arrive: a header claiming a huge image cannot make us
+ * allocate more than a small multiple of what the input holds. */
+static bool
+pnm_read_samples (PnmReader *r,
+                  CliImage  *image,
+                  int        width,
+                  int        height,
+                  int        channels,
+                  PnmSample  kind,
+                  unsigned   maxval)
+{
+  const size_t  sample_bytes = kind == PNM_SAMPLE_U8    ? 1
+                               : kind == PNM_SAMPLE_U16 ? 2
+                                                        : 4;
+  const size_t  count = (size_t) width * height * channels;
+  unsigned char chunk[PNM_CHUNK_SAMPLES * 4];
+  size_t        capacity, done = 0;
+  float        *data;
+
+  if (! pnm_check_size (r, width, height, channels, (int) sample_bytes))
+    return false;
+  capacity = r->size >= 0 || count < PNM_GROW_FIRST ? count : PNM_GROW_FIRST;
+  data = malloc (capacity * sizeof (float));
+  if (! data)
     {
       cli_set_error (r->err, r->err_size,
                      "%s: out of memory for %d x %d x %d floats", r->path,
                      width, height, channels);
       return false;
     }
+
+  while (done < count)
+    {
+      size_t n
+        = count - done < PNM_CHUNK_SAMPLES ? count - done : PNM_CHUNK_SAMPLES;
+
+      if (fread (chunk, sample_bytes, n, r->file) != n)
+        {
+          if (ferror (r->file))
+            cli_set_error (r->err, r->err_size, "%s: read error: %s", r->path,
+                           strerror (errno));
+          else
+            cli_set_error (r->err, r->err_size,
+                           "%s: truncated: the file ends inside the pixels",
+                           r->path);
+          free (data);
+          return false;
+        }
+      if (done + n > capacity)
+        {
+          size_t grown = capacity > count / 2 ? count : 2 * capacity;
+          float *more = realloc (data, grown * sizeof (float));
+
+          if (! more)
+            {
+              free (data);
+              return pnm_fail (r, "out of memory");
+            }
+          data = more;
+          capacity = grown;
+        }
+      pnm_convert (chunk, data + done, n, kind, maxval);
+      done += n;
+    }
+
+  image->data = data;
   image->width = width;
   image->height = height;
   image->channels = channels;
@@ -202,32 +308,14 @@ pnm_alloc (PnmReader *r, CliImage *image, int width, int height, int channels)
 }
 
 static bool
-pnm_read_row (PnmReader *r, unsigned char *bytes, size_t n)
-{
-  if (fread (bytes, 1, n, r->file) != n)
-    {
-      if (ferror (r->file))
-        cli_set_error (r->err, r->err_size, "%s: read error: %s", r->path,
-                       strerror (errno));
-      else
-        cli_set_error (r->err, r->err_size,
-                       "%s: truncated: the file ends inside the pixels",
-                       r->path);
-      return false;
-    }
-  return true;
-}
-
-static bool
 pnm_read_pfm (PnmReader *r, CliImage *image, int channels)
 {
-  char           token[PNM_TOKEN_MAX];
-  char          *end;
-  double         scale;
-  int            width, height;
-  size_t         bytes, row_bytes;
-  unsigned char *row;
-  bool           swap;
+  char      token[PNM_TOKEN_MAX];
+  char     *end;
+  double    scale;
+  int       width, height;
+  PnmSample kind;
+  size_t    row;
 
   if (! pnm_token_int (r, 1, INT32_MAX, "width", &width)
       || ! pnm_token_int (r, 1, INT32_MAX, "height", &height)
@@ -244,43 +332,24 @@ pnm_read_pfm (PnmReader *r, CliImage *image, int channels)
     }
   /* The scale's sign gives the byte order; its size is ignored, as most
    * readers do. */
-  swap = (scale < 0) != pnm_host_is_little_endian ();
-
-  if (! pnm_check_size (r, width, height, channels, 4, &bytes))
+  kind = (scale < 0) == pnm_host_is_little_endian () ? PNM_SAMPLE_F32
+                                                     : PNM_SAMPLE_F32_SWAPPED;
+  if (! pnm_read_samples (r, image, width, height, channels, kind, 1))
     return false;
-  row_bytes = (size_t) width * channels * 4;
-  row = malloc (row_bytes);
-  if (! row || ! pnm_alloc (r, image, width, height, channels))
-    {
-      free (row);
-      return row ? false : pnm_fail (r, "out of memory");
-    }
   image->bits = 32;
   image->linear = true;
 
   /* PFM rows run from the bottom of the image to the top. */
-  for (int y = height - 1; y >= 0; y--)
-    {
-      float *out = image->data + (size_t) y * width * channels;
+  row = (size_t) width * channels;
+  for (size_t top = 0, bottom = (size_t) height - 1; top < bottom;
+       top++, bottom--)
+    for (size_t i = 0; i < row; i++)
+      {
+        float t = image->data[top * row + i];
 
-      if (! pnm_read_row (r, row, row_bytes))
-        {
-          free (row);
-          return false;
-        }
-      if (swap)
-        for (size_t i = 0; i < row_bytes; i += 4)
-          {
-            unsigned char t0 = row[i], t1 = row[i + 1];
-
-            row[i] = row[i + 3];
-            row[i + 1] = row[i + 2];
-            row[i + 2] = t1;
-            row[i + 3] = t0;
-          }
-      memcpy (out, row, row_bytes);
-    }
-  free (row);
+        image->data[top * row + i] = image->data[bottom * row + i];
+        image->data[bottom * row + i] = t;
+      }
   return true;
 }
 
@@ -292,46 +361,12 @@ pnm_read_integers (PnmReader *r,
                    int        channels,
                    int        maxval)
 {
-  const int      sample_bytes = maxval > 255 ? 2 : 1;
-  size_t         bytes, row_bytes;
-  unsigned char *row;
-
-  if (! pnm_check_size (r, width, height, channels, sample_bytes, &bytes))
+  if (! pnm_read_samples (r, image, width, height, channels,
+                          maxval > 255 ? PNM_SAMPLE_U16 : PNM_SAMPLE_U8,
+                          (unsigned) maxval))
     return false;
-  row_bytes = (size_t) width * channels * sample_bytes;
-  row = malloc (row_bytes);
-  if (! row || ! pnm_alloc (r, image, width, height, channels))
-    {
-      free (row);
-      return row ? false : pnm_fail (r, "out of memory");
-    }
-  image->bits = sample_bytes * 8;
+  image->bits = maxval > 255 ? 16 : 8;
   image->linear = false;
-
-  for (int y = 0; y < height; y++)
-    {
-      float *out = image->data + (size_t) y * width * channels;
-      size_t n = (size_t) width * channels;
-
-      if (! pnm_read_row (r, row, row_bytes))
-        {
-          free (row);
-          return false;
-        }
-      for (size_t i = 0; i < n; i++)
-        {
-          unsigned v = sample_bytes == 2
-                         ? ((unsigned) row[2 * i] << 8) | row[2 * i + 1]
-                         : row[i];
-
-          /* Values above maxval break the format; clamp rather than
-           * invent brighter-than-white. */
-          if (v > (unsigned) maxval)
-            v = (unsigned) maxval;
-          out[i] = (float) v / (float) maxval;
-        }
-    }
-  free (row);
   return true;
 }
 
@@ -485,26 +520,18 @@ cli_pnm_sniff (const unsigned char *head, size_t n)
 }
 
 bool
-cli_pnm_load (const char *path, CliImage *image, char *err, size_t err_size)
+cli_pnm_read (FILE                *file,
+              const char          *name,
+              const unsigned char *magic,
+              int64_t              size,
+              CliImage            *image,
+              char                *err,
+              size_t               err_size)
 {
-  PnmReader r = { NULL, path, err, err_size };
-  char      magic[3] = "";
+  PnmReader r = { file, name, size, err, err_size };
   bool      ok;
 
   memset (image, 0, sizeof *image);
-  r.file = fopen (path, "rb");
-  if (! r.file)
-    {
-      cli_set_error (err, err_size, "cannot open %s: %s", path,
-                     strerror (errno));
-      return false;
-    }
-  if (fread (magic, 1, 2, r.file) != 2)
-    {
-      fclose (r.file);
-      return pnm_fail (&r, "truncated: not a PFM, PAM, PPM or PGM file");
-    }
-
   if (magic[0] != 'P')
     ok = pnm_fail (&r, "not a PFM, PAM, PPM or PGM file (bad magic number)");
   else
@@ -522,14 +549,13 @@ cli_pnm_load (const char *path, CliImage *image, char *err, size_t err_size)
         cli_set_error (err, err_size,
                        "%s: P%c (plain or bitmap PNM) is not supported; "
                        "use P5, P6, P7 or PFM (e.g. pnmtopnm, pamtopam)",
-                       path, magic[1]);
+                       name, magic[1]);
         ok = false;
         break;
       default:
         ok = pnm_fail (&r, "not a PFM, PAM, PPM or PGM file "
                            "(bad magic number)");
       }
-  fclose (r.file);
   if (! ok)
     cli_image_clear (image);
   return ok;

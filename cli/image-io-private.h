@@ -35,8 +35,16 @@ CliFormat cli_format_from_path (const char *path);
  * variant, which the reader then names in its error). */
 bool cli_pnm_sniff (const unsigned char *head, size_t n);
 
-bool
-cli_pnm_load (const char *path, CliImage *image, char *err, size_t err_size);
+/* Reads a PFM, PAM, PPM or PGM from file, which is just past the two bytes
+ * of its magic number.  size is the stream's length as ftello counts it, or
+ * -1 when unknown (a pipe); name is for messages. */
+bool cli_pnm_read (FILE                *file,
+                   const char          *name,
+                   const unsigned char *magic,
+                   int64_t              size,
+                   CliImage            *image,
+                   char                *err,
+                   size_t               err_size);
 /* Writes image to an open file in format (PFM, PAM, PPM or PGM). */
 bool cli_pnm_write (FILE           *file,
                     CliFormat       format,

@@ -24,9 +24,12 @@ cli_set_error (char *err, size_t err_size, const char *format, ...)
   va_start (args, format);
   vsnprintf (err, err_size, format, args);
   va_end (args);
+  /* Paths may hold newlines or terminal escapes: one printable line. */
   for (char *s = err; *s; s++)
     if (*s == '\n' || *s == '\r')
       *s = ' ';
+    else if ((unsigned char) *s < 0x20 || *s == 0x7f)
+      *s = '?';
 }
 
 void
@@ -91,6 +94,8 @@ cli_image_load (const char *path, CliImage *image, char *err, size_t err_size)
   struct stat   st;
   FILE         *file;
   size_t        n;
+  int           c;
+  bool          ok;
   CliFormat     format = cli_format_from_path (path);
 
   memset (image, 0, sizeof *image);
@@ -106,17 +111,49 @@ cli_image_load (const char *path, CliImage *image, char *err, size_t err_size)
                      strerror (errno));
       return false;
     }
-  n = fread (head, 1, sizeof head, file);
-  fclose (file);
+  /* The magic number, and a peek at the byte after it, from the stream the
+   * reader goes on with: a pipe cannot be opened twice. */
+  n = fread (head, 1, 2, file);
+  if (n == 2 && (c = getc (file)) != EOF)
+    {
+      head[n++] = (unsigned char) c;
+      ungetc (c, file);
+    }
+  if (ferror (file))
+    {
+      cli_set_error (err, err_size, "cannot read %s: %s", path,
+                     strerror (errno));
+      fclose (file);
+      return false;
+    }
   if (n == 0)
     {
       cli_set_error (err, err_size, "%s is empty", path);
+      fclose (file);
       return false;
     }
 
   if ((format != CLI_FORMAT_UNKNOWN && format != CLI_FORMAT_GEGL)
       || cli_pnm_sniff (head, n))
-    return cli_pnm_load (path, image, err, err_size);
+    {
+      if (n < 2)
+        {
+          cli_set_error (err, err_size,
+                         "%s: truncated: not a PFM, PAM, PPM or PGM file",
+                         path);
+          ok = false;
+        }
+      else
+        ok = cli_pnm_read (file, path, head,
+                           fstat (fileno (file), &st) == 0
+                               && S_ISREG (st.st_mode)
+                             ? (int64_t) st.st_size
+                             : -1,
+                           image, err, err_size);
+      fclose (file);
+      return ok;
+    }
+  fclose (file);
 #if HAVE_GEGL_IO
   return cli_gegl_load (path, image, err, err_size);
 #else

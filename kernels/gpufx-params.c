@@ -5,10 +5,14 @@
  */
 #include "gpufx-params.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The largest weight's size, as a float. */
+#define PARAMS_WEIGHT_MAX 3.0e38f
 
 static const GpufxChoice params_border_choices[]
   = { { "clamp", GPUFX_N_ ("Clamp (repeat the edge pixel)") },
@@ -257,7 +261,9 @@ gpufx_matrix_parse (GpufxConvolveParams *params,
 
       s = params_skip_space (s);
       w = strtod (s, &end);
-      if (end == s)
+      /* Plain decimal numbers only, as gpufx's options: no hex, and "inf"
+       * or "nan" are not weights. */
+      if (end == s || strspn (s, "0123456789+-.eE") < (size_t) (end - s))
         {
           if (message)
             snprintf (message, message_size,
@@ -265,12 +271,17 @@ gpufx_matrix_parse (GpufxConvolveParams *params,
                       row + 1, col + 1);
           return false;
         }
-      if (! isfinite (w) || fabs (w) > 3.0e38)
+      /* The bound holds for the float that is stored, so that a matrix
+       * written by gpufx_matrix_format always reads back: a weight just
+       * under 3e38 can round to a float just over it. */
+      if (! isfinite (w) || fabs (w) > FLT_MAX
+          || fabsf ((float) w) > PARAMS_WEIGHT_MAX)
         {
           if (message)
             snprintf (message, message_size,
-                      "matrix row %d, weight %d: weights must be finite",
-                      row + 1, col + 1);
+                      "matrix row %d, weight %d: weights must be finite "
+                      "(at most %g in size)",
+                      row + 1, col + 1, (double) PARAMS_WEIGHT_MAX);
           return false;
         }
       if (col >= GPUFX_MATRIX_MAX || row >= GPUFX_MATRIX_MAX)
@@ -312,10 +323,21 @@ gpufx_matrix_parse (GpufxConvolveParams *params,
           continue;
         }
       if (message)
-        snprintf (message, message_size,
-                  "matrix row %d: unexpected '%c' (use ',' between weights "
-                  "and ';' between rows)",
-                  row + 1, *s);
+        {
+          /* Never echo a control or non-ASCII byte: the message is one
+           * printable line. */
+          unsigned char c = (unsigned char) *s;
+          char          shown[8];
+
+          if (c >= 0x20 && c < 0x7f)
+            snprintf (shown, sizeof shown, "'%c'", c);
+          else
+            snprintf (shown, sizeof shown, "0x%02x", c);
+          snprintf (message, message_size,
+                    "matrix row %d: unexpected %s (use ',' between weights "
+                    "and ';' between rows)",
+                    row + 1, shown);
+        }
       return false;
     }
 

@@ -166,7 +166,8 @@ def write_png(path, img):
 def run(*args):
     p = subprocess.run([GPUFX] + [str(a) for a in args],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
+    return (p.returncode, p.stdout.decode(errors='backslashreplace'),
+            p.stderr.decode(errors='backslashreplace'))
 
 
 def run_ok(*args):
@@ -752,6 +753,242 @@ def bad_outputs():
                 'alpha')
     write_pnm(p('g.pgm'), [[(1,)]], 255)
     expect_fail(['gaussian-blur', p('g.pgm'), p('g.ppm')], p('g.ppm'), 'gray')
+
+
+# ---------------------------------------------------------------- hostile
+
+FUZZ_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        '..', 'fuzz')
+
+
+def help_options(filt):
+    """The options `gpufx FILT --help` lists: (name, kind, extra), kind one
+    of bool, matrix, choice, int, double, enum, flag."""
+    out, _ = run_ok(filt, '--help')
+    opts = []
+    for line in out.splitlines():
+        if not line.startswith('  --'):
+            continue
+        left, _, help_text = line.strip().partition('  ')
+        help_text = help_text.strip()
+        if left.startswith('--[no-]'):
+            opts.append((left[7:], 'bool', None))
+            continue
+        name, _, meta = left[2:].partition(' ')
+        if not meta:
+            opts.append((name, 'flag', None))
+        elif meta.startswith("'"):
+            opts.append((name, 'matrix', None))
+        elif meta == 'NAME':
+            names = help_text[help_text.rindex(':') + 1:]
+            opts.append((name, 'choice', [c.replace('(default)', '').strip()
+                                          for c in names.split(',')]))
+        elif '|' in meta:
+            opts.append((name, 'enum', meta.split('|')))
+        else:
+            check(' to ' in help_text, '%s --%s: no range in %r'
+                  % (filt, name, help_text))
+            tail = help_text[help_text.rindex('(') + 1:]
+            lo, _, rest = tail.partition(' to ')
+            rng = (float(lo), float(rest.split(',')[0].rstrip(')')))
+            opts.append((name, 'int' if meta == 'N' else 'double',
+                         (rng, '(not 0)' in help_text)))
+    return opts
+
+
+LONG = 30000  # one argument may have at most 128 KiB
+# Wrong for any number option: not finite, not decimal, not one number.
+HOSTILE_NUMBERS = [
+    '', ' ', 'nan', 'NaN', '-nan', 'nan(1)', 'inf', '-inf', 'Infinity',
+    '1e309', '-1e309', '1e999999', '9' * 400, '-' + '9' * 400, '0x10',
+    '0x1p3', '1e', 'e5', '.', '-', '+', '--', '1,5', '1;5', '1 5', ' 1',
+    '1 ', '1\t', '1\n2', '\u0661', '\uff11', '1_000', '1..5', '1e5e5', '++1',
+    '1.5px', 'null', '\x1b[31m1', 'x' * LONG, '1' * LONG, '1' + '0' * LONG,
+]
+HOSTILE_WORDS = [
+    '', ' ', 'maybe', '2', '-1', 'nan', 'inf', 'TRUE', 'Yes ', ' on', '1\n',
+    '\x1b[2J', 'true,false', '0x1', 'x' * LONG, '\u043e\u043d',
+]
+HOSTILE_MATRICES = [
+    '', ' ', ';', ',', ';;', ',,', '1,,2', '1;;2', ',1', '1,', '1;2,3',
+    '1,2;3', 'nan', 'inf', '1,inf', '-inf', '1,nan;2,3', '1e39', '-1e39',
+    '1e309', '3.00001e38', '-3.4e38', '0x10', '1,0x1p3',
+    ','.join(['1'] * 64), ';'.join(['1'] * 64),
+    '1;' * 64, ','.join(['1'] * LONG), '1' * LONG, 'x' * LONG, '1 2',
+    '\uff11', 'a', '--', '1;\n;2', '[1,2]', '1|2', '1:2', '1/2', '1\x1b',
+]
+
+
+def hostile_values(kind, extra):
+    if kind == 'matrix':
+        return HOSTILE_MATRICES
+    if kind in ('bool', 'choice'):
+        values = list(HOSTILE_WORDS)
+        if kind == 'choice':
+            values += [c.upper() for c in extra] + [c + ' ' for c in extra] \
+                + [c[:-1] for c in extra] + [','.join(extra), '0', '1']
+        return values
+    if kind == 'enum':
+        return HOSTILE_NUMBERS + ['0', '7', '12', '24', '32', '-16', '1e1',
+                                  '8,16', '8|16']
+    (lo, hi), not_zero = extra
+    values = HOSTILE_NUMBERS + [repr(lo - max(1.0, abs(lo))),
+                                repr(hi + max(1.0, abs(hi))), repr(hi * 2 + 1),
+                                '%.17g' % (hi * 1.0000001 + 1e-9), '1e300',
+                                '-1e300']
+    if lo == 0:
+        values += ['-1e-300', '-0.001']
+    if not_zero:
+        values += ['0', '-0', '0.0', '0e5']
+    if kind == 'int':
+        values += [repr(lo + 0.5), repr(hi - 0.5)]
+    return values
+
+
+@case
+def hostile_arguments():
+    """Every option of every filter, as --help lists it, with values no
+    option accepts, and hostile file arguments: each must give a one-line
+    error, a non-zero exit and no output file."""
+    i, o = error_inputs()
+    filters = [l.split()[0] for l in run_ok('--help')[0].split('Filters:')[1]
+               .split('\n\n')[0].strip().splitlines()]
+    check(len(filters) == 4, 'filters in gpufx --help: %r' % filters)
+    count = 0
+    for filt in filters:
+        base = ['--matrix', '1'] if filt == 'convolve' else []
+        options = help_options(filt)
+        check(len(options) >= 8, '%s: only %d options' % (filt, len(options)))
+        for name, kind, extra in options:
+            if kind == 'flag':
+                for v in ('1', '', 'x' * LONG):
+                    expect_fail([filt] + base + ['--%s=%s' % (name, v), i, o],
+                                o, name)
+                    count += 1
+                continue
+            for v in hostile_values(kind, extra):
+                forms = [['--%s=%s' % (name, v)]]
+                if kind != 'bool':
+                    forms.append(['--' + name, v])
+                else:
+                    forms.append(['--no-%s=%s' % (name, v)])
+                for form in forms:
+                    args = [filt] + (base if name != 'matrix' else []) + form
+                    expect_fail(args + [i, o], o, name)
+                    count += 1
+            if kind != 'bool' and kind != 'flag':
+                expect_fail([filt] + base + [i, o, '--' + name], o,
+                            'needs a value')
+                count += 1
+
+    # File arguments: a path the file system refuses, or files that are not
+    # images.
+    open(p('empty.pfm'), 'wb').close()
+    with open(p('garbage.pgm'), 'wb') as f:
+        f.write(b'P5\n\xff\xfe 1\n255\n')
+    os.mkdir(p('dir.pfm'))
+    bad_inputs = [
+        p('missing.pfm'), p('dir.pfm'), p('empty.pfm'), p('garbage.pgm'),
+        '/dev/null', '', '-', p('x' * 300 + '.pfm'),
+        p('/'.join(['d'] * 3000) + '.pfm'), p('new\nline\x1b[31m.pfm'),
+        p('missing'), i + '/',
+    ]
+    for bad in bad_inputs:
+        expect_fail(['gaussian-blur', bad, o], o)
+        count += 1
+    bad_outputs = [
+        p('missing/out.pfm'), p('dir.pfm'), p('out.xyz'), p('noext'), '',
+        p('o' * 300 + '.pfm'), p('/'.join(['d'] * 3000) + '.pfm'),
+        p('out.pfm/'), i + '/out.pfm', '/dev/null',
+        p('new\nline\x1b[31m.xyz'),
+    ]
+    for bad in bad_outputs:
+        # Not a path expect_fail may remove: a folder, a device, nothing.
+        plain = bad and not os.path.isdir(bad) and not bad.startswith('/dev/')
+        expect_fail(['gaussian-blur', i, bad], bad if plain else None)
+        check(plain or not bad or not leftovers(bad.rstrip('/')),
+              'temporary files next to %r' % bad)
+        count += 1
+    check(os.path.isdir(p('dir.pfm')) and not os.listdir(p('dir.pfm')),
+          'the directory given as output was changed')
+    print('%d hostile command lines, each refused in one line' % count)
+
+
+def pnm_file_of(fuzz_input, magic):
+    """The file a reader harness (tests/fuzz/fuzz-pnm.c) reads for an input:
+    the first two bytes replaced by the format's magic number."""
+    if magic == b'PF' and fuzz_input[1:2] == b'f':
+        magic = b'Pf'
+    return magic + fuzz_input[2:]
+
+
+@case
+def fuzz_reproducers():
+    """Every reader input the fuzzers kept (seeds and the reproducers of
+    the bugs they found), through gpufx itself: a good image is filtered,
+    a bad one refused in one line with nothing written."""
+    count = 0
+    for fmt, magic in (('pfm', b'PF'), ('pam', b'P7'), ('ppm', b'P6'),
+                       ('pgm', b'P5')):
+        for folder in ('seeds', 'regressions'):
+            d = os.path.join(FUZZ_DIR, folder, fmt)
+            if not os.path.isdir(d):
+                continue
+            for n in sorted(os.listdir(d)):
+                with open(os.path.join(d, n), 'rb') as f:
+                    data = pnm_file_of(f.read(), magic)
+                src = p('in.' + fmt)
+                with open(src, 'wb') as f:
+                    f.write(data)
+                out = p('out.pam')
+                rc, _, err = run('gaussian-blur', src, out)
+                if folder == 'seeds':
+                    check(rc == 0, 'seed %s/%s: %s' % (fmt, n, err.strip()))
+                elif rc != 0:
+                    expect_fail(['gaussian-blur', src, out], out)
+                if os.path.exists(out):
+                    os.unlink(out)
+                count += 1
+    check(count >= 8, 'only %d reader inputs found in %s' % (count, FUZZ_DIR))
+    print('%d reader inputs' % count)
+
+
+@case
+def pipe_input():
+    """A pipe is read as it comes (it cannot be opened twice), and a header
+    claiming a huge image costs no memory before its pixels arrive: under a
+    1 GiB address-space limit a 40000 x 40000 PGM header with ten bytes
+    behind it must fail as truncated, not run out of memory."""
+    import resource
+
+    img = random_image(5, 4, 1, 3)
+    write_pfm(p('in.pfm'), img)
+    run_ok('gaussian-blur', p('in.pfm'), p('ref.pfm'))
+    data = open(p('in.pfm'), 'rb').read()
+    r = subprocess.run([GPUFX, 'gaussian-blur', '/dev/stdin', p('piped.pfm')],
+                       input=data, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    check(r.returncode == 0, 'a piped PFM: %s' % r.stderr.decode().strip())
+    check(read_pfm(p('piped.pfm')) == read_pfm(p('ref.pfm')),
+          'a piped PFM gave other pixels than the file')
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    for header in (b'P5\n40000 40000\n255\n', b'P5\n46340 46340\n65535\n',
+                   b'PF\n46340 46340\n-1\n',
+                   b'P7\nWIDTH 46340\nHEIGHT 46340\nDEPTH 4\nMAXVAL 65535\n'
+                   b'ENDHDR\n'):
+        out = p('huge.pfm')
+        r = subprocess.run([GPUFX, 'gaussian-blur', '/dev/stdin', out],
+                           input=header + b'\0' * 10, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, preexec_fn=limit)
+        err = r.stderr.decode()
+        check(r.returncode == 1 and err.count('\n') == 1
+              and 'truncated' in err,
+              'a piped huge header %r: exit %d: %r'
+              % (header[:12], r.returncode, err))
+        check(not os.path.exists(out), 'a piped huge header left %s' % out)
 
 
 # ---------------------------------------------------------------- misc
