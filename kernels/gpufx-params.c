@@ -6,7 +6,9 @@
 #include "gpufx-params.h"
 
 #include <float.h>
+#include <locale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,11 +234,11 @@ params_skip_space (const char *s)
   return s;
 }
 
-bool
-gpufx_matrix_parse (GpufxConvolveParams *params,
-                    const char          *text,
-                    char                *message,
-                    size_t               message_size)
+static bool
+params_matrix_parse (GpufxConvolveParams *params,
+                     const char          *text,
+                     char                *message,
+                     size_t               message_size)
 {
   float       weights[GPUFX_MATRIX_MAX * GPUFX_MATRIX_MAX];
   int         width = -1;
@@ -349,8 +351,10 @@ gpufx_matrix_parse (GpufxConvolveParams *params,
   return true;
 }
 
-bool
-gpufx_matrix_format (const GpufxConvolveParams *params, char *text, size_t size)
+static bool
+params_matrix_format (const GpufxConvolveParams *params,
+                      char                      *text,
+                      size_t                     size)
 {
   size_t used = 0;
 
@@ -380,4 +384,55 @@ gpufx_matrix_default_text (char *text, size_t size)
 
   gpufx_filter_init (&filter, GPUFX_FILTER_CONVOLVE);
   return gpufx_matrix_format (&filter.convolve, text, size);
+}
+
+/* The matrix text is the same everywhere: '.' is the decimal point even in
+ * a process whose locale writes a comma (GIMP and its plug-ins set the
+ * user's), where strtod would stop at '.' and printf write ','.  The C
+ * locale is made current for this thread only, while the text is read or
+ * written. */
+static locale_t       params_c_numeric;
+static pthread_once_t params_c_numeric_once = PTHREAD_ONCE_INIT;
+
+static void
+params_make_c_numeric (void)
+{
+  params_c_numeric = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+}
+
+static locale_t
+params_enter_c_numeric (void)
+{
+  pthread_once (&params_c_numeric_once, params_make_c_numeric);
+  return params_c_numeric ? uselocale (params_c_numeric) : (locale_t) 0;
+}
+
+static void
+params_leave_c_numeric (locale_t previous)
+{
+  if (previous)
+    uselocale (previous);
+}
+
+bool
+gpufx_matrix_parse (GpufxConvolveParams *params,
+                    const char          *text,
+                    char                *message,
+                    size_t               message_size)
+{
+  locale_t previous = params_enter_c_numeric ();
+  bool     ok = params_matrix_parse (params, text, message, message_size);
+
+  params_leave_c_numeric (previous);
+  return ok;
+}
+
+bool
+gpufx_matrix_format (const GpufxConvolveParams *params, char *text, size_t size)
+{
+  locale_t previous = params_enter_c_numeric ();
+  bool     ok = params_matrix_format (params, text, size);
+
+  params_leave_c_numeric (previous);
+  return ok;
 }
