@@ -31,18 +31,12 @@ case $OUT in /*) ;; *) OUT=$TOP/$OUT ;; esac
 
 cd "$TOP"
 . "$HERE/build-common.sh"
-gpufx_build "$BUILD" "$@"
-
-# The plug-in and the module in a profile and a data folder of their own.
-mkdir -p "$OUT"
-PROFILE=$OUT/gimp-profile
-XDG=$OUT/xdg-data
-gpufx_install_profile "$BUILD" "$PROFILE" "$XDG"
-GIMP_CONSOLE=$(gpufx_gimp_console) || exit 1
+# The plug-in and the module in a throwaway profile of their own.
+gpufx_gimp_session "$BUILD" "$OUT" "$@" || exit 1
 
 echo "== GIMP 3 headless, one session: $("$GIMP_CONSOLE" --version 2>/dev/null | head -1)"
 t0=$(date +%s)
-GIMP3_DIRECTORY=$PROFILE XDG_DATA_HOME=$XDG XDG_CACHE_HOME=$OUT/xdg-cache LANG=C.UTF-8 \
+GIMP3_DIRECTORY=$PROFILE XDG_DATA_HOME=$XDG XDG_CACHE_HOME=$CACHE LANG=C.UTF-8 \
 GPUFX_BENCH_IN=$TOP/tests/data/coffee.png GPUFX_BENCH_OUT=$OUT/bench-gimp.md \
 GPUFX_BENCH_COMMIT=$COMMIT GPUFX_BENCH_QUICK=$QUICK \
   timeout 3000 "$GIMP_CONSOLE" -i -n -d -f \

@@ -4,6 +4,7 @@
 #   gpufx_build BUILD_DIR [MESON_OPTION...]
 #   gpufx_install_profile BUILD_DIR PROFILE_DIR XDG_DATA_DIR
 #   gpufx_gimp_console            (prints the console binary's path)
+#   gpufx_gimp_session BUILD_DIR OUT_DIR [MESON_OPTION...]
 
 gpufx_build ()
 {
@@ -63,4 +64,21 @@ gpufx_gimp_console ()
   done
   echo "no GIMP 3 console (gimp-console-3.0, -3.2, -3 or gimp-console) found" >&2
   return 1
+}
+
+# What demo.sh and bench-gimp.sh share: build, then a throwaway profile in
+# OUT_DIR with the plug-in and the module installed.  Sets PROFILE, XDG (the
+# data folder GEGL finds the module in), CACHE (babl's cache, kept per
+# OUT_DIR) and GIMP_CONSOLE.
+gpufx_gimp_session ()
+{
+  local build=$1 out=$2
+  shift 2
+  gpufx_build "$build" "$@" || return 1
+  mkdir -p "$out"
+  PROFILE=$out/gimp-profile
+  XDG=$out/xdg-data
+  CACHE=$out/xdg-cache
+  gpufx_install_profile "$build" "$PROFILE" "$XDG" || return 1
+  GIMP_CONSOLE=$(gpufx_gimp_console)
 }

@@ -24,21 +24,14 @@ case $OUT in /*) ;; *) OUT=$TOP/$OUT ;; esac
 
 cd "$TOP"
 . "$HERE/build-common.sh"
-gpufx_build "$BUILD" "$@"
-
-# The plug-in and the GEGL module into a fresh throwaway profile, as
-# `meson install' lays them out.
-mkdir -p "$OUT"
-PROFILE=$OUT/gimp-profile
-XDG=$OUT/xdg-data
-gpufx_install_profile "$BUILD" "$PROFILE" "$XDG"
-GIMP_CONSOLE=$(gpufx_gimp_console) || exit 1
+# The plug-in and the module in a throwaway profile of their own.
+gpufx_gimp_session "$BUILD" "$OUT" "$@" || exit 1
 echo "== plug-in installed into the throwaway profile $PROFILE"
 echo "== GEGL module installed into $XDG/gegl-0.4/plug-ins"
 
 echo "== GIMP 3 headless: $("$GIMP_CONSOLE" --version 2>/dev/null | head -1)"
 t0=$(date +%s.%N)
-GIMP3_DIRECTORY=$PROFILE XDG_DATA_HOME=$XDG XDG_CACHE_HOME=$OUT/xdg-cache GPUFX_DEMO_IN=$TOP/tests/data/coffee.png \
+GIMP3_DIRECTORY=$PROFILE XDG_DATA_HOME=$XDG XDG_CACHE_HOME=$CACHE GPUFX_DEMO_IN=$TOP/tests/data/coffee.png \
 GPUFX_DEMO_OUT=$OUT LANG=C.UTF-8 GPU_FILTERS_VERBOSE=1 \
   timeout 600 "$GIMP_CONSOLE" -i -n -d -f \
     --batch-interpreter=python-fu-eval \
