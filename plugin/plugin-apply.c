@@ -30,7 +30,7 @@ apply_copy_choice (ApplyCopy *copy, const GpufxParam *p)
 {
   GParamSpec *pspec
     = g_object_class_find_property (G_OBJECT_GET_CLASS (copy->target), p->name);
-  gchar      *nick = NULL;
+  gchar *nick = NULL;
 
   g_object_get (copy->config, p->name, &nick, NULL);
   if (G_IS_PARAM_SPEC_ENUM (pspec))

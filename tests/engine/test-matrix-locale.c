@@ -34,12 +34,12 @@ main (void)
   snprintf (text, sizeof text, "%.1f", 0.5);
   printf ("locale %s writes 0.5 as %s\n", used, text);
 
-  CHECK (gpufx_matrix_parse (&c, "0.5, -1.25; 2e-1, 3", message,
-                             sizeof message),
-         "parse failed: %s", message);
+  CHECK (
+    gpufx_matrix_parse (&c, "0.5, -1.25; 2e-1, 3", message, sizeof message),
+    "parse failed: %s", message);
   CHECK (c.width == 2 && c.height == 2, "size %d x %d", c.width, c.height);
-  CHECK (c.matrix[0] == 0.5f && c.matrix[1] == -1.25f
-           && c.matrix[2] == 0.2f && c.matrix[3] == 3.0f,
+  CHECK (c.matrix[0] == 0.5f && c.matrix[1] == -1.25f && c.matrix[2] == 0.2f
+           && c.matrix[3] == 3.0f,
          "weights %g %g %g %g", c.matrix[0], c.matrix[1], c.matrix[2],
          c.matrix[3]);
   CHECK (gpufx_matrix_format (&c, text, sizeof text), "format failed");

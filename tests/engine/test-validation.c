@@ -99,8 +99,7 @@ main (void)
   expect_rejected ("weights past float", &f, &vs, &vd);
   f.convolve.normalize = true;
   f.convolve.matrix[1] = -3e38f;
-  expect_rejected ("weights past float, normalized to zero sum", &f, &vs,
-                   &vd);
+  expect_rejected ("weights past float, normalized to zero sum", &f, &vs, &vd);
   f.convolve.normalize = false;
   f.convolve.matrix[0] = f.convolve.matrix[1] = 0;
 
