@@ -51,12 +51,11 @@ static const ArgsOwn args_own[] = {
 static const GpufxParam *
 args_find_param (const GpufxFilterInfo *info, const char *name, size_t len)
 {
-  const GpufxParam *lists[2] = { info->params, gpufx_common_params };
+  const GpufxParam *p;
 
-  for (int l = 0; l < 2; l++)
-    for (const GpufxParam *p = lists[l]; p->name; p++)
-      if (strlen (p->name) == len && strncmp (p->name, name, len) == 0)
-        return p;
+  for (int i = 0; (p = gpufx_filter_param (info, i)); i++)
+    if (strlen (p->name) == len && strncmp (p->name, name, len) == 0)
+      return p;
   return NULL;
 }
 

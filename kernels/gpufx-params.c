@@ -83,7 +83,7 @@ static const GpufxParam params_kuwahara[]
       { 0, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0, 0 } };
 
 static const GpufxFilterInfo params_filters[GPUFX_N_FILTERS] = {
-  { GPUFX_FILTER_CONVOLVE, "convolve", "plug-in-gpu-convolve",
+  { GPUFX_FILTER_CONVOLVE, "convolve", "plug-in-gpu-convolve", "gpufx:convolve",
     GPUFX_N_ ("_Convolution Matrix..."),
     GPUFX_N_ ("Correlate with a matrix of any size on the GPU"),
     GPUFX_N_ ("Applies a user-defined matrix of up to 63 x 63 weights, "
@@ -91,17 +91,18 @@ static const GpufxFilterInfo params_filters[GPUFX_N_FILTERS] = {
               "Matrix does."),
     params_convolve },
   { GPUFX_FILTER_GAUSSIAN_BLUR, "gaussian-blur", "plug-in-gpu-gaussian-blur",
-    GPUFX_N_ ("_Gaussian Blur..."), GPUFX_N_ ("Gaussian blur on the GPU"),
+    "gpufx:gaussian-blur", GPUFX_N_ ("_Gaussian Blur..."),
+    GPUFX_N_ ("Gaussian blur on the GPU"),
     GPUFX_N_ ("Blurs with an exact sampled Gaussian, truncated at four "
               "standard deviations, in linear light with premultiplied "
               "alpha, like GIMP's own Gaussian Blur."),
     params_gaussian },
-  { GPUFX_FILTER_SOBEL, "sobel", "plug-in-gpu-sobel", GPUFX_N_ ("_Sobel..."),
-    GPUFX_N_ ("Sobel edge detection on the GPU"),
+  { GPUFX_FILTER_SOBEL, "sobel", "plug-in-gpu-sobel", "gpufx:sobel",
+    GPUFX_N_ ("_Sobel..."), GPUFX_N_ ("Sobel edge detection on the GPU"),
     GPUFX_N_ ("Finds edges with the Sobel operator, per colour channel, "
               "with the options of GIMP's Sobel filter."),
     params_sobel },
-  { GPUFX_FILTER_KUWAHARA, "kuwahara", "plug-in-gpu-kuwahara",
+  { GPUFX_FILTER_KUWAHARA, "kuwahara", "plug-in-gpu-kuwahara", "gpufx:kuwahara",
     GPUFX_N_ ("_Kuwahara..."),
     GPUFX_N_ ("Kuwahara edge-preserving smoothing on the GPU"),
     GPUFX_N_ ("Replaces each pixel by the mean of the least varied of the "
@@ -135,6 +136,41 @@ gpufx_filter_info_needs_own_dialog (const GpufxFilterInfo *info)
     if (p->type == GPUFX_PARAM_MATRIX)
       return true;
   return false;
+}
+
+const GpufxParam *
+gpufx_filter_param (const GpufxFilterInfo *info, int i)
+{
+  int own = 0;
+
+  if (i < 0)
+    return NULL;
+  while (info->params[own].name)
+    own++;
+  if (i < own)
+    return &info->params[i];
+  for (int c = 0; gpufx_common_params[c].name; c++)
+    if (c == i - own)
+      return &gpufx_common_params[c];
+  return NULL;
+}
+
+void
+gpufx_label_plain (const char *label,
+                   bool        drop_ellipsis,
+                   char       *text,
+                   size_t      size)
+{
+  size_t n = 0;
+
+  if (size == 0)
+    return;
+  for (const char *s = label; *s && n + 1 < size; s++)
+    if (*s != '_')
+      text[n++] = *s;
+  text[n] = '\0';
+  if (drop_ellipsis && n >= 3 && strcmp (text + n - 3, "...") == 0)
+    text[n - 3] = '\0';
 }
 
 int

@@ -75,6 +75,7 @@ extern "C"
     GpufxFilterKind   kind;
     const char       *name;       /* "gaussian-blur": the CLI's subcommand */
     const char       *procedure;  /* "plug-in-gpu-gaussian-blur" */
+    const char       *operation;  /* "gpufx:gaussian-blur": the GEGL op */
     const char       *menu_label; /* "_Gaussian Blur..." */
     const char       *blurb;
     const char       *help;
@@ -87,6 +88,11 @@ extern "C"
 
   /* The parameters every filter has after its own: border, then backend. */
   extern const GpufxParam gpufx_common_params[];
+
+  /* A filter's i-th parameter, its own first, then the common ones: the
+   * order of the PDB arguments, the operation's properties and the CLI's
+   * options.  NULL past the last. */
+  const GpufxParam *gpufx_filter_param (const GpufxFilterInfo *info, int i);
 
   /* Generic access to a parameter's value.  Setters check the range and
    * return false with a message when the value is refused; nothing changes
@@ -116,6 +122,12 @@ extern "C"
                            size_t               message_size);
   /* The default filter's matrix as text (the matrix parameter's default). */
   bool gpufx_matrix_default_text (char *text, size_t size);
+  /* A label as plain text: without its mnemonic '_' and, with
+   * drop_ellipsis, without a trailing "...".  Cut to fit size. */
+  void gpufx_label_plain (const char *label,
+                          bool        drop_ellipsis,
+                          char       *text,
+                          size_t      size);
   /* Writes at most size bytes, always terminated; returns false if cut. */
   bool gpufx_matrix_format (const GpufxConvolveParams *params,
                             char                      *text,

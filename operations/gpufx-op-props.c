@@ -89,26 +89,17 @@ gpufx_op_props_register_enums (GTypeModule *module)
   const GpufxParam *p;
 
   for (int k = 0; k < GPUFX_N_FILTERS; k++)
-    for (p = gpufx_filter_info ((GpufxFilterKind) k)->params; p->name; p++)
+    for (int i = 0;
+         (p = gpufx_filter_param (gpufx_filter_info ((GpufxFilterKind) k), i));
+         i++)
       props_register_enum (module, p);
-  for (p = gpufx_common_params; p->name; p++)
-    props_register_enum (module, p);
 }
 
-/* The parameter behind a property id, or NULL. */
+/* The parameter behind a property id (ids count from 1), or NULL. */
 static const GpufxParam *
 props_param (const GpufxFilterInfo *info, guint id)
 {
-  const GpufxParam *p;
-  guint             n = 1;
-
-  for (p = info->params; p->name; p++, n++)
-    if (n == id)
-      return p;
-  for (p = gpufx_common_params; p->name; p++, n++)
-    if (n == id)
-      return p;
-  return NULL;
+  return id > 0 ? gpufx_filter_param (info, (int) id - 1) : NULL;
 }
 
 static GParamSpec *
@@ -118,19 +109,13 @@ props_make_pspec (const GpufxParam *p)
     = G_PARAM_READWRITE | G_PARAM_CONSTRUCT | GEGL_PARAM_PAD_INPUT;
   const gchar *label = _ (p->label);
   const gchar *blurb = _ (p->blurb);
-  gchar       *nick = g_strdup (label);
+  gchar        nick[128];
   GParamSpec  *pspec = NULL;
   gdouble      ui_max = p->ui_max > 0 ? MIN (p->ui_max, p->max) : p->max;
   gdouble      ui_min = MAX (p->min, -ui_max);
 
   /* GIMP's generated dialog shows the nick; mnemonics are for our own. */
-  for (gchar *s = nick, *d = nick;; s++)
-    {
-      if (*s != '_')
-        *d++ = *s;
-      if (! *s)
-        break;
-    }
+  gpufx_label_plain (label, FALSE, nick, sizeof nick);
 
   switch (p->type)
     {
@@ -173,7 +158,6 @@ props_make_pspec (const GpufxParam *p)
       }
       break;
     }
-  g_free (nick);
   return pspec;
 }
 
@@ -181,12 +165,9 @@ void
 gpufx_op_props_install (GObjectClass *klass, const GpufxFilterInfo *info)
 {
   const GpufxParam *p;
-  guint             id = 1;
 
-  for (p = info->params; p->name; p++)
-    g_object_class_install_property (klass, id++, props_make_pspec (p));
-  for (p = gpufx_common_params; p->name; p++)
-    g_object_class_install_property (klass, id++, props_make_pspec (p));
+  for (int i = 0; (p = gpufx_filter_param (info, i)); i++)
+    g_object_class_install_property (klass, i + 1, props_make_pspec (p));
 }
 
 void

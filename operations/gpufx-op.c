@@ -31,12 +31,6 @@
 
 static GMutex op_warning_lock;
 
-gchar *
-gpufx_op_name (const GpufxFilterInfo *info)
-{
-  return g_strconcat ("gpufx:", info->name, NULL);
-}
-
 /* The input's extent: the image whose edges the border rule is about. */
 static gboolean
 op_image (GeglOperation *operation, GeglRectangle *image)
@@ -381,24 +375,6 @@ op_finalize (GObject *object)
     ->finalize (object);
 }
 
-/* "_Gaussian Blur..." -> "Gaussian Blur" */
-static gchar *
-op_plain_label (const gchar *label)
-{
-  gchar *text = g_strdup (label);
-
-  for (gchar *s = text, *d = text;; s++)
-    {
-      if (*s != '_')
-        *d++ = *s;
-      if (! *s)
-        break;
-    }
-  if (g_str_has_suffix (text, "..."))
-    text[strlen (text) - 3] = '\0';
-  return text;
-}
-
 static void
 op_class_init (gpointer klass, gpointer class_data)
 {
@@ -406,10 +382,13 @@ op_class_init (gpointer klass, gpointer class_data)
   GObjectClass             *object_class = G_OBJECT_CLASS (klass);
   GeglOperationClass       *operation_class = GEGL_OPERATION_CLASS (klass);
   GeglOperationFilterClass *filter_class = GEGL_OPERATION_FILTER_CLASS (klass);
-  gchar                    *name = gpufx_op_name (info);
-  gchar                    *plain = op_plain_label (_ (info->menu_label));
-  gchar                    *title = g_strdup_printf (_ ("%s (GPU)"), plain);
-  gchar                    *menu_label = g_strdup_printf ("%s\u2026", plain);
+  gchar                     plain[128];
+  gchar                    *title;
+  gchar                    *menu_label;
+
+  gpufx_label_plain (_ (info->menu_label), TRUE, plain, sizeof plain);
+  title = g_strdup_printf (_ ("%s (GPU)"), plain);
+  menu_label = g_strdup_printf ("%s\u2026", plain);
 
   ((GpufxOpClass *) klass)->info = info;
   object_class->set_property = gpufx_op_props_set;
@@ -426,9 +405,9 @@ op_class_init (gpointer klass, gpointer class_data)
 
   gpufx_op_props_install (object_class, info);
 
-  gegl_operation_class_set_keys (operation_class, "name", name, "title", title,
-                                 "categories", "gpu", "description",
-                                 _ (info->help), NULL);
+  gegl_operation_class_set_keys (operation_class, "name", info->operation,
+                                 "title", title, "categories", "gpu",
+                                 "description", _ (info->help), NULL);
   /* A filter with a dialog of its own (the matrix grid) gets its menu entry
    * from the plug-in; GIMP's generated dialog would show one text line. */
   if (! gpufx_filter_info_needs_own_dialog (info))
@@ -437,8 +416,6 @@ op_class_init (gpointer klass, gpointer class_data)
                                    menu_label, NULL);
   g_free (menu_label);
   g_free (title);
-  g_free (plain);
-  g_free (name);
 }
 
 static void

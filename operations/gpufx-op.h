@@ -48,9 +48,6 @@ typedef struct
 /* Registers the operation for one filter of the engine ("gpufx:NAME"). */
 GType gpufx_op_register (GTypeModule *module, const GpufxFilterInfo *info);
 
-/* The op's name for a filter: "gpufx:gaussian-blur"; newly allocated. */
-gchar *gpufx_op_name (const GpufxFilterInfo *info);
-
 G_END_DECLS
 
 #endif /* GPUFX_OP_H */

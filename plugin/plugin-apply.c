@@ -123,25 +123,19 @@ gpu_apply_drawable (GimpDrawable          *drawable,
                     GError               **error)
 {
   GimpDrawableFilter *filter;
-  gchar              *op_name = g_strconcat ("gpufx:", info->name, NULL);
 
-  filter = gimp_drawable_filter_new (drawable, op_name, NULL);
+  filter = gimp_drawable_filter_new (drawable, info->operation, NULL);
   if (! filter && gpu_apply_pdb_error (error))
-    {
-      g_free (op_name);
-      return FALSE;
-    }
+    return FALSE;
   if (! filter)
     {
       g_set_error (error, GPU_FILTERS_ERROR, 0,
                    _ ("GIMP does not know the GEGL operation %s: the "
                       "gpufx-ops module is not installed where GEGL looks "
                       "(see the README)"),
-                   op_name);
-      g_free (op_name);
+                   info->operation);
       return FALSE;
     }
-  g_free (op_name);
 
   if (! gpu_apply_configure (filter, config, info, error))
     {

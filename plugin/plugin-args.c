@@ -17,9 +17,7 @@ gpu_args_foreach (const GpufxFilterInfo *info, GpuArgsFunc func, gpointer data)
 {
   const GpufxParam *p;
 
-  for (p = info->params; p->name; p++)
-    func (p, data);
-  for (p = gpufx_common_params; p->name; p++)
+  for (int i = 0; (p = gpufx_filter_param (info, i)); i++)
     func (p, data);
 }
 

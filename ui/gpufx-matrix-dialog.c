@@ -20,8 +20,6 @@
 #include "gpufx-matrix-presets.h"
 #include "plugin-apply.h"
 
-#define MATRIX_OP "gpufx:convolve"
-
 /* Waits this long after a change before asking GIMP for a new preview, so
  * that typing or holding a spin button's arrow renders once. */
 #define MATRIX_PREVIEW_DELAY_MS 120
@@ -89,7 +87,7 @@ matrix_dialog_validate (MatrixDialog *md)
     md->problem = g_strdup_printf (_ ("No preview: GIMP has no operation "
                                       "%s (is the gpufx-ops GEGL module "
                                       "installed?)"),
-                                   MATRIX_OP);
+                                   md->info->operation);
 
   matrix_dialog_show_problem (md);
   gtk_dialog_set_response_sensitive (GTK_DIALOG (md->dialog), GTK_RESPONSE_OK,
@@ -213,7 +211,8 @@ matrix_dialog_preview_update (gpointer data)
       GimpImage *image = gimp_item_get_image (GIMP_ITEM (md->drawable));
 
       gimp_image_undo_freeze (image);
-      md->filter = gimp_drawable_filter_new (md->drawable, MATRIX_OP, NULL);
+      md->filter
+        = gimp_drawable_filter_new (md->drawable, md->info->operation, NULL);
       if (! md->filter)
         {
           gimp_image_undo_thaw (image);
@@ -292,35 +291,18 @@ matrix_dialog_matrix_frame (MatrixDialog *md)
   return frame;
 }
 
-/* "_Convolution Matrix..." -> "Convolution Matrix" */
-static gchar *
-matrix_dialog_title (const GpufxFilterInfo *info)
-{
-  gchar *title = g_strdup (_ (info->menu_label));
-  gchar *d = title;
-
-  for (const gchar *s = title; *s; s++)
-    if (*s != '_')
-      *d++ = *s;
-  *d = '\0';
-  if (g_str_has_suffix (title, "..."))
-    title[strlen (title) - 3] = '\0';
-  return title;
-}
-
 /* The procedure's arguments but the matrix (and run-mode, image and
  * drawables, which are no parameters of the table). */
 static GList *
 matrix_dialog_other_arguments (GimpProcedureConfig   *config,
                                const GpufxFilterInfo *info)
 {
-  const GpufxParam *tables[2] = { info->params, gpufx_common_params };
+  const GpufxParam *p;
   GList            *names = NULL;
 
-  for (gint t = 0; t < 2; t++)
-    for (const GpufxParam *p = tables[t]; p->name; p++)
-      if (p->type != GPUFX_PARAM_MATRIX)
-        names = g_list_append (names, (gpointer) p->name);
+  for (gint i = 0; (p = gpufx_filter_param (info, i)); i++)
+    if (p->type != GPUFX_PARAM_MATRIX)
+      names = g_list_append (names, (gpointer) p->name);
   if (g_object_class_find_property (G_OBJECT_GET_CLASS (config),
                                     "non-destructive"))
     names = g_list_append (names, "non-destructive");
@@ -339,7 +321,7 @@ gpu_matrix_dialog_run (GimpProcedure         *procedure,
   GtkWidget    *bottom;
   GtkWidget    *icon;
   GList        *names;
-  gchar        *title;
+  gchar         title[128];
   gboolean      run;
   gint64        t0;
 
@@ -349,9 +331,8 @@ gpu_matrix_dialog_run (GimpProcedure         *procedure,
   md->drawable = drawable;
   md->info = info;
 
-  title = matrix_dialog_title (info);
+  gpufx_label_plain (_ (info->menu_label), TRUE, title, sizeof title);
   md->dialog = gimp_procedure_dialog_new (procedure, config, title);
-  g_free (title);
   content = gtk_dialog_get_content_area (GTK_DIALOG (md->dialog));
 
   frame = matrix_dialog_matrix_frame (md);

@@ -18,7 +18,6 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -272,7 +271,6 @@ matrix_grid_cell_changed (GtkEditable *editable, GpuMatrixGrid *grid)
   gint             index;
   gchar           *text;
   gchar           *s;
-  gchar           *end;
   gdouble          value;
   gboolean         ok;
   GtkStyleContext *style;
@@ -294,8 +292,14 @@ matrix_grid_cell_changed (GtkEditable *editable, GpuMatrixGrid *grid)
     }
   else
     {
-      value = g_ascii_strtod (text, &end);
-      ok = *end == '\0' && isfinite (value) && fabs (value) <= 3.0e38;
+      /* A weight by the engine's own rule: the text as a 1 x 1 matrix
+       * (63 x 63 floats of room: not on a signal handler's stack). */
+      GpufxConvolveParams *cell = g_new (GpufxConvolveParams, 1);
+
+      ok = gpufx_matrix_parse (cell, text, NULL, 0) && cell->width == 1
+           && cell->height == 1;
+      value = ok ? cell->matrix[0] : 0.0;
+      g_free (cell);
     }
   g_free (text);
 
@@ -529,7 +533,7 @@ gpu_matrix_grid_get_text (GpuMatrixGrid *grid)
 {
   GpufxConvolveParams *params = g_new0 (GpufxConvolveParams, 1);
   gchar                message[GPUFX_MESSAGE_MAX];
-  gsize                size = (gsize) MATRIX_N * MATRIX_N * 18;
+  gsize                size = GPUFX_MATRIX_TEXT_MAX;
   gchar               *text = g_malloc (size);
 
   if (! gpu_matrix_grid_get_params (grid, params, message, sizeof message)
