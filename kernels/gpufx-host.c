@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -47,6 +48,55 @@ host_idle_limit (void)
   return limit;
 }
 
+/* GPUFX_MEMORY_LIMIT (bytes, or with a K, M or G suffix) caps the large
+ * buffers in use at once: for a user who shares a machine, and for tests
+ * of what happens when memory runs short.  0: no cap. */
+static size_t host_limit;
+
+static void
+host_read_limit (void)
+{
+  const char        *text = getenv ("GPUFX_MEMORY_LIMIT");
+  char              *end = NULL;
+  unsigned long long v;
+
+  if (! text || ! *text)
+    return;
+  v = strtoull (text, &end, 10);
+  if (end && *end)
+    {
+      int shift = strchr ("kK", *end)   ? 10
+                  : strchr ("mM", *end) ? 20
+                  : strchr ("gG", *end) ? 30
+                                        : -1;
+      if (shift < 0 || end[1])
+        return; /* not a size: no cap rather than a surprise */
+      v <<= shift;
+    }
+  host_limit = (size_t) v;
+}
+
+static size_t
+host_use_limit (void)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+  pthread_once (&once, host_read_limit);
+  return host_limit;
+}
+
+/* Bytes of the pool's blocks in use; under host_lock. */
+static size_t
+host_in_use (void)
+{
+  size_t sum = 0;
+
+  for (int i = 0; i < HOST_MAX_BLOCKS; i++)
+    if (host_blocks[i].p && host_blocks[i].in_use)
+      sum += host_blocks[i].bytes;
+  return sum;
+}
+
 /* In huge pages the kernel maps a large block with a few hundred faults
  * instead of tens of thousands. */
 static void *
@@ -76,10 +126,11 @@ host_block_free (HostBlock *b)
 void *
 gpufx_host_alloc (size_t bytes, GpufxBackend backend)
 {
-  bool  want_pinned;
-  bool  pooled = false;
-  int   best = -1;
-  void *p = NULL;
+  bool   want_pinned;
+  bool   pooled = false;
+  int    best = -1;
+  void  *p = NULL;
+  size_t limit = host_use_limit ();
 
   if (bytes < HOST_POOLED_MIN)
     return malloc (bytes ? bytes : 1);
@@ -87,6 +138,11 @@ gpufx_host_alloc (size_t bytes, GpufxBackend backend)
   want_pinned = backend != GPUFX_BACKEND_CPU && gpufx_cuda_probe (NULL, 0);
 
   pthread_mutex_lock (&host_lock);
+  if (limit && (bytes > limit || host_in_use () > limit - bytes))
+    {
+      pthread_mutex_unlock (&host_lock);
+      return NULL;
+    }
   /* The smallest idle block that fits without wasting more than half;
    * page-locked memory serves the CPU as well as any. */
   for (int i = 0; i < HOST_MAX_BLOCKS; i++)
@@ -113,6 +169,12 @@ gpufx_host_alloc (size_t bytes, GpufxBackend backend)
   want_pinned = p != NULL;
   if (! p)
     p = host_huge_alloc (bytes);
+  if (! p)
+    {
+      /* Idle blocks kept for reuse must not be what makes this fail. */
+      gpufx_host_release ();
+      p = host_huge_alloc (bytes);
+    }
   if (! p)
     return NULL;
 

@@ -263,7 +263,9 @@ extern "C"
    * the GPU without staging copies (such blocks are kept for reuse after
    * gpufx_host_free, up to an eighth of the machine's memory, until
    * gpufx_release); else ordinary memory in huge pages.  NULL when there is
-   * not enough.  Free with gpufx_host_free. */
+   * not enough, or when the environment's GPUFX_MEMORY_LIMIT (bytes, or
+   * with a K, M or G suffix) would be passed by the large blocks in use.
+   * Free with gpufx_host_free. */
   void *gpufx_host_alloc (size_t bytes, GpufxBackend backend);
   void  gpufx_host_free (void *p);
 

@@ -14,6 +14,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "gpufx-op-props.h"
+#include "gpufx-report.h"
 
 /* One enum type per choice parameter, by parameter id. */
 #define PROPS_MAX_IDS 32
@@ -166,8 +167,19 @@ gpufx_op_props_install (GObjectClass *klass, const GpufxFilterInfo *info)
 {
   const GpufxParam *p;
 
-  for (int i = 0; (p = gpufx_filter_param (info, i)); i++)
+  GParamSpec *report;
+  int         i;
+
+  for (i = 0; (p = gpufx_filter_param (info, i)); i++)
     g_object_class_install_property (klass, i + 1, props_make_pspec (p));
+  /* For scripts' sake only: hidden from GIMP's dialog, and never set by
+   * one, so a layer effect saved in an XCF carries none. */
+  report = g_param_spec_string (
+    GPUFX_REPORT_PROPERTY, GPUFX_REPORT_PROPERTY,
+    "Where the outcome goes (set by the gpu-filters plug-in)", NULL,
+    G_PARAM_READWRITE);
+  gegl_param_spec_set_property_key (report, "visible", "0");
+  g_object_class_install_property (klass, i + 1, report);
 }
 
 void
@@ -178,6 +190,7 @@ gpufx_op_props_init (GpufxOp *self, const GpufxFilterInfo *info)
   self->matrix = NULL;
   self->matrix_error[0] = '\0';
   self->last_warning[0] = '\0';
+  self->report = NULL;
 }
 
 static void
@@ -206,6 +219,12 @@ gpufx_op_props_set (GObject      *object,
   gdouble v = 0;
   char    message[GPUFX_MESSAGE_MAX];
 
+  if (! p && strcmp (pspec->name, GPUFX_REPORT_PROPERTY) == 0)
+    {
+      g_free (self->report);
+      self->report = g_value_dup_string (value);
+      return;
+    }
   if (! p)
     {
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, property_id, pspec);
@@ -239,6 +258,11 @@ gpufx_op_props_get (GObject    *object,
     = props_param (GPUFX_OP_GET_CLASS (object)->info, property_id);
   gdouble v;
 
+  if (! p && strcmp (pspec->name, GPUFX_REPORT_PROPERTY) == 0)
+    {
+      g_value_set_string (value, self->report);
+      return;
+    }
   if (! p)
     {
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, property_id, pspec);

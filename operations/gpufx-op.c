@@ -25,9 +25,14 @@
 
 #include "gpufx-op-props.h"
 #include "gpufx-op.h"
+#include "gpufx-report.h"
 
 /* Past this many pixels of reach, one whole-image pass beats halos. */
 #define OP_WHOLE_IMAGE_REACH 128
+
+/* When memory runs short a region is filtered in halves, down to pieces
+ * this many pixels high (or wide): slower, but done. */
+#define OP_SMALLEST_PIECE 16
 
 static GMutex op_warning_lock;
 
@@ -246,27 +251,49 @@ op_copy (GpufxOp             *self,
                                   op_copy_rows, &copy);
 }
 
+/* A region done in pieces reports progress over the whole of it. */
+typedef struct
+{
+  GeglOperation *operation;
+  gdouble        done;  /* of the region, before this piece */
+  gdouble        share; /* this piece's part of the region */
+} OpProgress;
+
 static bool
 op_progress (double fraction, void *data)
 {
-  gegl_operation_progress (data, fraction, "");
+  const OpProgress *progress = data;
+
+  gegl_operation_progress (progress->operation,
+                           progress->done + progress->share * fraction, "");
   return true;
 }
 
-/* Runs the engine on dst; FALSE with why filled in when it cannot. */
-static gboolean
-op_run (GpufxOp             *self,
-        GeglBuffer          *input,
-        GeglBuffer          *output,
-        const GeglRectangle *image,
-        const GeglRectangle *dst,
-        GpufxReport         *report,
-        gchar               *why,
-        gsize                why_size)
+/* One region's work: where from, where to, and what to say. */
+typedef struct
 {
-  gint64        t0 = g_get_monotonic_time ();
-  GeglRectangle src = op_input_for (self, image, dst);
-  GpufxRect     src_rect
+  GpufxOp             *self;
+  GeglBuffer          *input;
+  GeglBuffer          *output;
+  const GeglRectangle *image;
+  GpufxReport         *report;
+  gchar               *why;
+  gsize                why_size;
+} OpJob;
+
+/* Runs the engine on dst and writes the result to output; anything but
+ * GPUFX_OK, with why filled in, leaves output as it was. */
+static GpufxStatus
+op_run (const OpJob *job, const GeglRectangle *dst, OpProgress *progress)
+{
+  GpufxOp             *self = job->self;
+  const GeglRectangle *image = job->image;
+  GpufxReport         *report = job->report;
+  gchar               *why = job->why;
+  gsize                why_size = job->why_size;
+  gint64               t0 = g_get_monotonic_time ();
+  GeglRectangle        src = op_input_for (self, image, dst);
+  GpufxRect            src_rect
     = { src.x - image->x, src.y - image->y, src.width, src.height };
   GpufxRect dst_rect
     = { dst->x - image->x, dst->y - image->y, dst->width, dst->height };
@@ -277,14 +304,6 @@ op_run (GpufxOp             *self,
   gfloat      *in, *out;
   gint64       t_in, t_out;
 
-  if (self->filter.kind == GPUFX_FILTER_CONVOLVE && self->matrix_error[0])
-    {
-      g_strlcpy (why, self->matrix_error, why_size);
-      return FALSE;
-    }
-  if (gpufx_filter_validate (&self->filter, why, why_size) != GPUFX_OK)
-    return FALSE;
-
   in = gpufx_host_alloc (pixel * src.width * src.height, options.backend);
   out = gpufx_host_alloc (pixel * dst->width * dst->height, options.backend);
   if (! in || ! out)
@@ -293,17 +312,17 @@ op_run (GpufxOp             *self,
       gpufx_host_free (out);
       g_snprintf (why, why_size, _ ("not enough memory for %d x %d pixels"),
                   src.width, src.height);
-      return FALSE;
+      return GPUFX_ERROR_OUT_OF_MEMORY;
     }
-  op_copy (self, input, &src, in, FALSE);
+  op_copy (self, job->input, &src, in, FALSE);
   report->milliseconds = 0;
   t_in = g_get_monotonic_time ();
 
   options.threads = op_threads ();
-  if (dst->width * (gint64) dst->height >= 4 << 20)
+  if (progress)
     {
       options.progress = op_progress;
-      options.progress_data = self;
+      options.progress_data = progress;
     }
   in_view = op_view (self, in, &src);
   out_view = op_view (self, out, dst);
@@ -313,7 +332,7 @@ op_run (GpufxOp             *self,
   gpufx_host_free (in);
   t_out = g_get_monotonic_time ();
   if (status == GPUFX_OK)
-    op_copy (self, output, dst, out, TRUE);
+    op_copy (self, job->output, dst, out, TRUE);
   else
     g_snprintf (why, why_size, "%s: %s", gpufx_status_message (status),
                 report->message[0] ? report->message : _ ("no details"));
@@ -321,7 +340,52 @@ op_run (GpufxOp             *self,
   if (g_getenv ("GPU_FILTERS_VERBOSE"))
     g_printerr ("gpufx: copies in %.1f ms, out %.1f ms\n", (t_in - t0) / 1000.0,
                 (g_get_monotonic_time () - t_out) / 1000.0);
-  return status == GPUFX_OK;
+  return status;
+}
+
+/* Filters dst whole or, when its buffers cannot be had, in two halves
+ * (each again in halves, and so on), so that short memory costs time
+ * rather than the result.  On failure some pieces may be written: the
+ * caller puts the input back over all of dst. */
+static GpufxStatus
+op_run_pieces (const OpJob *job, const GeglRectangle *dst, OpProgress *progress)
+{
+  GpufxStatus   status;
+  GeglRectangle half[2];
+  gboolean      rows = dst->height >= dst->width;
+  gint          side = rows ? dst->height : dst->width;
+  OpProgress    part;
+
+  status = op_run (job, dst, progress);
+  if (status != GPUFX_ERROR_OUT_OF_MEMORY || side < 2 * OP_SMALLEST_PIECE)
+    return status;
+
+  half[0] = half[1] = *dst;
+  if (rows)
+    {
+      half[0].height = dst->height / 2;
+      half[1].y += half[0].height;
+      half[1].height -= half[0].height;
+    }
+  else
+    {
+      half[0].width = dst->width / 2;
+      half[1].x += half[0].width;
+      half[1].width -= half[0].width;
+    }
+  for (gint i = 0; i < 2; i++)
+    {
+      if (progress)
+        {
+          part = *progress;
+          part.share = progress->share / 2;
+          part.done = progress->done + i * part.share;
+        }
+      status = op_run_pieces (job, &half[i], progress ? &part : NULL);
+      if (status != GPUFX_OK)
+        return status;
+    }
+  return GPUFX_OK;
 }
 
 static gboolean
@@ -334,9 +398,11 @@ op_process (GeglOperation       *operation,
   GpufxOp      *self = GPUFX_OP (operation);
   GeglRectangle image, dst;
   GpufxReport   report = { 0 };
+  OpProgress    progress = { operation, 0.0, 1.0 };
   gchar         why[GPUFX_MESSAGE_MAX] = "";
   gint64        t0 = g_get_monotonic_time ();
   const gchar  *op_name = gegl_operation_get_name (operation);
+  GpufxStatus   status = GPUFX_ERROR_INVALID_ARGUMENT;
 
   if (! op_image (operation, &image))
     {
@@ -346,15 +412,30 @@ op_process (GeglOperation       *operation,
   if (! gegl_rectangle_intersect (&dst, roi, &image))
     return TRUE;
 
-  if (! op_run (self, input, output, &image, &dst, &report, why, sizeof why))
+  if (self->filter.kind == GPUFX_FILTER_CONVOLVE && self->matrix_error[0])
+    g_strlcpy (why, self->matrix_error, sizeof why);
+  else if (gpufx_filter_validate (&self->filter, why, sizeof why) == GPUFX_OK)
+    {
+      OpJob job = { self, input, output, &image, &report, why, sizeof why };
+
+      status = op_run_pieces (
+        &job, &dst,
+        dst.width * (gint64) dst.height >= 4 << 20 ? &progress : NULL);
+    }
+
+  if (status != GPUFX_OK)
     {
       /* Unchanged pixels rather than none: GIMP merges what we leave. */
       gegl_buffer_copy (input, &dst, GEGL_ABYSS_NONE, output, &dst);
       op_warn_once (self, op_name, why);
+      gpufx_report_append (self->report, GPUFX_REPORT_UNCHANGED, "-", why);
       return TRUE;
     }
   if (report.message[0]) /* a note, such as a fallback to the CPU */
     op_warn_once (self, op_name, report.message);
+  gpufx_report_append (self->report, GPUFX_REPORT_FILTERED,
+                       gpufx_backend_name (report.backend_used),
+                       report.message);
 
   if (g_getenv ("GPU_FILTERS_VERBOSE"))
     g_printerr ("gpufx: %s %d x %d on %s: engine %.1f ms, in the "
@@ -371,6 +452,7 @@ op_finalize (GObject *object)
   GpufxOp *self = GPUFX_OP (object);
 
   g_free (self->matrix);
+  g_free (self->report);
   G_OBJECT_CLASS (g_type_class_peek (GEGL_TYPE_OPERATION_FILTER))
     ->finalize (object);
 }

@@ -32,7 +32,8 @@ typedef struct
   gint        alpha;
   gboolean    premultiplied;
 
-  gchar last_warning[GPUFX_MESSAGE_MAX]; /* said once, not per chunk */
+  gchar  last_warning[GPUFX_MESSAGE_MAX]; /* said once, not per chunk */
+  gchar *report; /* the token the plug-in reads the outcome by, or NULL */
 } GpufxOp;
 
 typedef struct

@@ -142,6 +142,7 @@ gpu_filters_run (GimpProcedure       *procedure,
   gchar                  why[GPUFX_MESSAGE_MAX] = "";
   gint                   x, y, width, height;
   gint64                 t0;
+  gchar                 *backend = NULL;
 
   /* Like GIMP's own filters: one drawable at a time, so that the preview
    * and the undo step are about one thing. */
@@ -198,7 +199,7 @@ gpu_filters_run (GimpProcedure       *procedure,
 
   t0 = g_get_monotonic_time ();
   if (! gpu_apply_drawable (drawables[0], config, info, non_destructive,
-                            &error))
+                            &backend, &error))
     {
       gimp_value_array_unref (values);
       return gpu_filters_fail (procedure, GIMP_PDB_EXECUTION_ERROR, error);
@@ -213,7 +214,10 @@ gpu_filters_run (GimpProcedure       *procedure,
   if (run_mode != GIMP_RUN_NONINTERACTIVE)
     gimp_displays_flush ();
 
-  GIMP_VALUES_SET_STRING (values, 1, gpu_filters_backend (&options));
+  /* What ran, where the operation said; else what Automatic picks here. */
+  GIMP_VALUES_SET_STRING (values, 1,
+                          backend ? backend : gpu_filters_backend (&options));
+  g_free (backend);
   return values;
 }
 

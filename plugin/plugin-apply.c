@@ -9,8 +9,12 @@
  */
 #include "config.h"
 
-#include <glib/gi18n-lib.h>
+#include <string.h>
 
+#include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
+
+#include "gpufx-report.h"
 #include "plugin-apply.h"
 #include "plugin-args.h"
 #include "plugin-error.h"
@@ -115,14 +119,84 @@ gpu_apply_pdb_error (GError **error)
   return TRUE;
 }
 
+/* What the operation said of the regions it processed: FALSE, with its
+ * reason, when any region passed through unchanged; the backend that ran
+ * the others otherwise (NULL when none ran, as for an empty region). */
+static gboolean
+apply_read_report (const gchar *token, gchar **backend, GError **error)
+{
+  gchar  *path = gpufx_report_path (token);
+  gchar  *text = NULL;
+  gchar **lines;
+  gint    filtered = 0, unchanged = 0;
+  gchar  *why = NULL;
+
+  *backend = NULL;
+  if (! path || ! g_file_get_contents (path, &text, NULL, NULL))
+    {
+      g_free (path);
+      return TRUE;
+    }
+  g_unlink (path);
+  g_free (path);
+  lines = g_strsplit (text, "\n", -1);
+  for (gint i = 0; lines[i]; i++)
+    {
+      gchar **f = g_strsplit (lines[i], " ", 3);
+
+      if (f[0] && f[1] && f[2] && strcmp (f[0], GPUFX_REPORT_FILTERED) == 0)
+        {
+          filtered++;
+          /* Mixed means some regions fell back: the CPU did the rest. */
+          if (! *backend || strcmp (f[1], *backend) != 0)
+            {
+              gboolean first = ! *backend;
+
+              g_free (*backend);
+              *backend = g_strdup (first ? f[1] : "cpu");
+            }
+        }
+      else if (f[0] && f[1] && f[2]
+               && strcmp (f[0], GPUFX_REPORT_UNCHANGED) == 0)
+        {
+          unchanged++;
+          if (! why)
+            why = g_strdup (f[2]);
+        }
+      g_strfreev (f);
+    }
+  g_strfreev (lines);
+  g_free (text);
+  if (unchanged == 0)
+    return TRUE;
+
+  if (filtered == 0)
+    g_set_error (error, GPU_FILTERS_ERROR, 0,
+                 _ ("The filter could not run (%s); the image is "
+                    "unchanged."),
+                 why);
+  else
+    g_set_error (error, GPU_FILTERS_ERROR, 0,
+                 _ ("The filter could run on only part of the image (%s): "
+                    "%d of its %d parts are unchanged.  Edit > Undo "
+                    "takes the whole step back."),
+                 why, unchanged, unchanged + filtered);
+  g_clear_pointer (backend, g_free);
+  g_free (why);
+  return FALSE;
+}
+
 gboolean
 gpu_apply_drawable (GimpDrawable          *drawable,
                     GimpProcedureConfig   *config,
                     const GpufxFilterInfo *info,
                     gboolean               non_destructive,
+                    gchar                **backend,
                     GError               **error)
 {
   GimpDrawableFilter *filter;
+  gchar              *token = NULL;
+  gboolean            ok;
 
   filter = gimp_drawable_filter_new (drawable, info->operation, NULL);
   if (! filter && gpu_apply_pdb_error (error))
@@ -137,9 +211,16 @@ gpu_apply_drawable (GimpDrawable          *drawable,
       return FALSE;
     }
 
+  *backend = NULL;
+  /* A merge renders before it returns, so its report is complete then; a
+   * layer effect renders later, whenever GIMP needs it, with no report. */
+  if (! non_destructive && (token = gpufx_report_new_token ()))
+    g_object_set (gimp_drawable_filter_get_config (filter),
+                  GPUFX_REPORT_PROPERTY, token, NULL);
   if (! gpu_apply_configure (filter, config, info, error))
     {
       gimp_drawable_filter_delete (filter);
+      g_free (token);
       return FALSE;
     }
   /* Both say nothing back: GIMP's verdict is the PDB's last status. */
@@ -147,5 +228,9 @@ gpu_apply_drawable (GimpDrawable          *drawable,
     gimp_drawable_append_filter (drawable, filter);
   else
     gimp_drawable_merge_filter (drawable, filter);
-  return ! gpu_apply_pdb_error (error);
+  ok = ! gpu_apply_pdb_error (error);
+  if (token && ok)
+    ok = apply_read_report (token, backend, error);
+  g_free (token);
+  return ok;
 }

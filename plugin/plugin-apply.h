@@ -27,11 +27,15 @@ gboolean gpu_apply_pdb_error (GError **error);
 
 /* Runs the filter's operation on the drawable inside GIMP: merged (one undo
  * step, the selection respected) or kept as a non-destructive filter.
- * Checks the arguments first; on any error the drawable is unchanged. */
+ * Checks the arguments first; on an error found then the drawable is
+ * unchanged.  A merge also learns from the operation which backend ran
+ * (backend, to free; NULL when not known) and fails when the operation
+ * could not filter (the pixels it could not do are unchanged). */
 gboolean gpu_apply_drawable (GimpDrawable          *drawable,
                              GimpProcedureConfig   *config,
                              const GpufxFilterInfo *info,
                              gboolean               non_destructive,
+                             gchar                **backend,
                              GError               **error);
 
 G_END_DECLS

@@ -1,6 +1,8 @@
 /* gimp-gpu-filters: gpufx_host_alloc and its pool: every block is usable
  * and its own while held, a freed block serves the next request of a
  * similar size, and several threads at once neither share nor lose one.
+ * With the argument "limit": GPUFX_MEMORY_LIMIT caps the large blocks in
+ * use, and a region that cannot have its buffers fails cleanly.
  *
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -48,11 +50,65 @@ host_worker (void *data)
   return (void *) (uintptr_t) bad;
 }
 
+static int
+host_limit_main (void)
+{
+  const size_t mib = (size_t) 1 << 20;
+  void        *a, *b, *c, *small;
+  float       *pixels, *result;
+  GpufxImage   view, out;
+  GpufxFilter  f;
+  GpufxOptions o;
+  GpufxReport  r;
+
+  /* Read once, at the first request. */
+  setenv ("GPUFX_MEMORY_LIMIT", "16M", 1);
+  a = gpufx_host_alloc (8 * mib, GPUFX_BACKEND_CPU);
+  b = gpufx_host_alloc (8 * mib, GPUFX_BACKEND_CPU);
+  CHECK (a && b, "two 8 MiB blocks refused under a 16 MiB cap");
+  c = gpufx_host_alloc (4 * mib, GPUFX_BACKEND_CPU);
+  CHECK (! c, "a 4 MiB block past a 16 MiB cap in use");
+  small = gpufx_host_alloc (100, GPUFX_BACKEND_CPU);
+  CHECK (small != NULL, "a small block refused: only large ones count");
+  gpufx_host_free (b);
+  c = gpufx_host_alloc (4 * mib, GPUFX_BACKEND_CPU);
+  CHECK (c != NULL, "4 MiB refused with 8 MiB of 16 in use");
+  gpufx_host_free (c);
+  gpufx_host_free (a);
+  gpufx_host_free (small);
+  a = gpufx_host_alloc (17 * mib, GPUFX_BACKEND_CPU);
+  CHECK (! a, "one 17 MiB block under a 16 MiB cap");
+  gpufx_host_free (a);
+  a = gpufx_host_alloc (16 * mib, GPUFX_BACKEND_CPU);
+  CHECK (a != NULL, "16 MiB refused with nothing in use");
+  gpufx_host_free (a);
+
+  /* The engine's own use is not capped (GIMP's operation splits its work
+   * by what it gets), so a filter still runs. */
+  pixels = calloc (512 * 512 * 4, sizeof (float));
+  result = calloc (512 * 512 * 4, sizeof (float));
+  view = (GpufxImage){ pixels, 512, 512, 4, 512 * 4, 3, true };
+  out = view;
+  out.data = result;
+  gpufx_filter_init (&f, GPUFX_FILTER_SOBEL);
+  gpufx_options_init (&o);
+  o.backend = GPUFX_BACKEND_CPU;
+  CHECK (gpufx_run (&f, &view, &out, &o, &r) == GPUFX_OK, "sobel: %s",
+         r.message);
+  free (pixels);
+  free (result);
+  gpufx_release ();
+  return test_summary ("test-host-memory limit");
+}
+
 int
-main (void)
+main (int argc, char **argv)
 {
   pthread_t      threads[THREADS];
   unsigned char *a, *b, *c;
+
+  if (argc > 1 && strcmp (argv[1], "limit") == 0)
+    return host_limit_main ();
 
   /* Small, large, zero: all usable. */
   a = gpufx_host_alloc (100, GPUFX_BACKEND_AUTO);

@@ -937,11 +937,75 @@ def compare(fname, props, src, got, alpha, tol):
     return bool(d.max() <= tol), float(d.max())
 
 
+# Memory that runs short (GPUFX_MEMORY_LIMIT caps the engine's large
+# buffers in GIMP's process): first a cap that the whole image's buffers
+# pass but its halves do not, then one that only small buffers pass.
+MEMORY_RUNS = [
+    ('4M', [('gauss-60', 'gaussian-blur',
+             {'std-dev-x': 60.0, 'std-dev-y': 60.0}, 'filtered')]),
+    ('1M', [('gauss-100', 'gaussian-blur',
+             {'std-dev-x': 100.0, 'std-dev-y': 100.0}, 'refused'),
+            ('sobel', 'sobel',
+             {'horizontal': True, 'vertical': True, 'keep-sign': False},
+             'filtered')]),
+]
+
+
+def test_memory():
+    """The procedures when the engine's buffers cannot be had: an image
+    whose whole-image buffers do not fit is filtered in pieces, exactly;
+    one that no piece fits gives a PDB error naming memory and is left
+    unchanged (no half-filtered image, no filter left)."""
+    w = gh.temp_workdir('hostile-memory')
+    rng = np.random.default_rng(11)
+    # 600 x 400 RGB float: 2.9 MB a buffer; smooth enough to see a blur.
+    arr = rng.random((40, 60, 3)).repeat(10, 0).repeat(10, 1)
+    arr = (arr + rng.random(arr.shape) * 0.2).astype(np.float32)
+    np.save(os.path.join(w, 'src.npy'), arr)
+    body = GIMP_HELPERS + r"""
+arr = np.load(os.path.join(W, 'src.npy'))
+for key, name, props, want in P['cases']:
+    img, layer = image_from(arr, Gimp.ImageBaseType.RGB, 'FLOAT_LINEAR', 'RGB float')
+    save(key + '-in', pixels(layer, 'RGB float', 3, np.float32))
+    watch = Watch(img)
+    st, msg = call('plug-in-gpu-' + name, img, [layer],
+                   **{k.replace('-', '_'): v for k, v in props.items()})
+    changed, filters = watch.changes()
+    R[key] = [st, msg, changed, filters]
+    save(key, pixels(layer, 'RGB float', 3, np.float32))
+    img.delete()
+"""
+    for limit, cases in MEMORY_RUNS:
+        gh.run_gimp(w, 'python', body, {'cases': cases}, timeout=300,
+                    env={'GPUFX_MEMORY_LIMIT': limit})
+        r = gh.result(w)
+        for key, name, props, want in cases:
+            st, msg, changed, filters = r[key]
+            label = '%s under GPUFX_MEMORY_LIMIT=%s' % (key, limit)
+            print('%-40s %-16s %s' % (label, st, msg[:150]))
+            check(filters == 0, '%s: no filter left (%d)' % (label, filters))
+            if want == 'refused':
+                check_refused({'label': label, 'status': st, 'msg': msg,
+                               'changed': changed, 'filters': filters},
+                              ['memory'], ('execution-error',))
+                continue
+            if not check(st == 'success', '%s: success (%s %s)'
+                         % (label, st, msg)):
+                continue
+            check(msg == 'cpu', '%s: the backend that ran is returned (%s)'
+                  % (label, msg))
+            ok, d = compare(name, props, load_npy(w, key + '-in'),
+                            load_npy(w, key), None, FLOAT_TOL)
+            print('%-40s max |diff| %.2e (tolerance %.1e)' % (label, d, FLOAT_TOL))
+            check(ok, '%s: matches the reference' % label)
+
+
 TESTS = {
     'hostile-args': test_args,
     'hostile-op': test_op,
     'hostile-drawables': test_drawables,
     'hostile-precision': test_precision,
+    'hostile-memory': test_memory,
 }
 
 
