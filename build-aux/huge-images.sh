@@ -10,12 +10,13 @@
 # The first form: the CLI.  BUILD is a build folder with cli/gpufx (a
 # native one is enough: meson setup build-huge -Dgimp=disabled
 # -Dcuda=disabled -Dgegl_io=disabled -Dgegl_ops=disabled); SIZE the image's
-# width and height (default 20000); CHANNELS 1 (gray Pf) or 3 (RGB PF),
-# default 1, which at 20000 x 20000 is the 1.6 GB image of
-# tests/bench/RESULTS-huge.md.  Writes a SIZE x SIZE float PFM in $TMPDIR
-# (default /tmp), runs Gaussian blur (sigma 50, CPU) and Kuwahara (r 10) on
-# it under /usr/bin/time -v, prints each run's wall time and maximum
-# resident set size, and deletes the input and outputs.
+# width and height (default 20000); CHANNELS 1 (gray Pf), 3 (RGB PF) or 4
+# (RGBA, a 16-bit PAM held as float), default 1, which at 20000 x 20000 is
+# the 1.6 GB image of tests/bench/RESULTS-huge.md.  Writes the image in
+# $TMPDIR (default /tmp), runs Gaussian blur (sigma 50) and Kuwahara (r 10)
+# on it with each backend of HUGE_BACKENDS (default cpu; "cpu cuda" on the
+# GPU machine), prints each run's wall time and peak resident set size,
+# and deletes the input and outputs.
 #
 # The second form: GIMP 3, headless, in build-aux/gimp3-root.sh.  BUILD is
 # a GIMP build (it is installed, not rebuilt, into a throwaway profile as
@@ -189,42 +190,68 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 [ -x "$gpufx" ] || { echo "huge-images: no $gpufx" >&2; exit 1; }
 
-# A float PFM written a row at a time (a few MB of memory): 64 random rows,
-# reused with a shift, so that the pixels vary in x and in y.
-python3 - "$tmp/in.pfm" "$size" "$channels" <<'EOF'
+# 1 or 3 channels: a float PFM; 4: a 16-bit RGB_ALPHA PAM, which the CLI
+# holds as RGBA float (the file is half the image in memory).  Written a
+# row at a time (a few MB of memory): 64 random rows, reused with a shift,
+# so that the pixels vary in x and in y.
+ext=pfm
+[ "$channels" = 4 ] && ext=pam
+python3 - "$tmp/in.$ext" "$size" "$channels" <<'EOF'
 import array, random, sys
 path, size, ch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rng = random.Random(9)
-rows = [array.array('f', (rng.random() for _ in range(size * ch))).tobytes()
-        for _ in range(64)]
+if ch == 4:
+    rows = [array.array('H', (rng.randrange(65536) for _ in range(size * ch)))
+            for _ in range(64)]
+    for r in rows:
+        r.byteswap()  # PAM is big-endian
+    rows = [r.tobytes() for r in rows]
+    head = (b'P7\nWIDTH %d\nHEIGHT %d\nDEPTH 4\nMAXVAL 65535\n'
+            b'TUPLTYPE RGB_ALPHA\nENDHDR\n' % (size, size))
+    px = 2 * ch
+else:
+    rows = [array.array('f', (rng.random() for _ in range(size * ch))).tobytes()
+            for _ in range(64)]
+    head = b'%s\n%d %d\n-1.0\n' % (b'Pf' if ch == 1 else b'PF', size, size)
+    px = 4 * ch
 with open(path, 'wb') as f:
-    f.write(b'%s\n%d %d\n-1.0\n' % (b'Pf' if ch == 1 else b'PF', size, size))
+    f.write(head)
     for y in range(size):
         r = rows[y % 64]
-        s = (y // 64) % size * 4 * ch
+        s = (y // 64) % size * px
         f.write(r[s:] + r[:s])
 EOF
-image_mb=$(($(stat -c %s "$tmp/in.pfm") / 1000000))
-echo "input: ${size} x ${size} x ${channels} float, ${image_mb} MB"
-nproc_=$(nproc)
-echo "cores: $nproc_"
+image_mb=$((size * size * channels * 4 / 1000000))
+echo "input: ${size} x ${size} x ${channels} float in memory, ${image_mb} MB" \
+  "(file .$ext, $(($(stat -c %s "$tmp/in.$ext") / 1000000)) MB)"
+echo "cores: $(nproc)"
 
+# Wall time, user time and peak RSS of one run (Python's rusage of its
+# child: no /usr/bin/time needed).
 run ()
 {
   name=$1
   shift
-  nice -n 10 /usr/bin/time -v -o "$tmp/time.txt" "$gpufx" "$@" \
-    "$tmp/in.pfm" "$tmp/out.pfm" >"$tmp/stdout.txt" 2>"$tmp/stderr.txt" \
-    || { echo "$name: FAILED"; cat "$tmp/stderr.txt" "$tmp/time.txt"; return 1; }
-  rss_kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tmp/time.txt")
-  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tmp/time.txt")
-  user=$(sed -n 's/.*User time (seconds): //p' "$tmp/time.txt")
-  echo "$name: wall $wall, user ${user} s, peak RSS $((rss_kb / 1000)) MB" \
+  python3 -c '
+import resource, subprocess, sys, time
+t = time.monotonic()
+rc = subprocess.call(sys.argv[2:])
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[1], "w").write("%.1f %.1f %d\n" % (time.monotonic() - t, u.ru_utime, u.ru_maxrss))
+sys.exit(rc)' "$tmp/stats.txt" nice -n 10 "$gpufx" "$@" "$tmp/in.$ext" \
+    "$tmp/out.$ext" >"$tmp/stdout.txt" 2>"$tmp/stderr.txt" \
+    || { echo "$name: FAILED"; cat "$tmp/stderr.txt"; return 1; }
+  read -r wall user rss_kb <"$tmp/stats.txt"
+  echo "$name: wall ${wall} s, user ${user} s, peak RSS $((rss_kb / 1000)) MB" \
     "($(awk "BEGIN { printf \"%.2f\", $rss_kb * 1000 / ($image_mb * 1e6) }") x the image)," \
     "engine: $(cat "$tmp/stdout.txt")"
-  rm -f "$tmp/out.pfm"
+  rm -f "$tmp/out.$ext"
 }
 
-run "gaussian-blur sigma 50 cpu" gaussian-blur --std-dev-x 50 --std-dev-y 50 \
-  --backend cpu --report
-run "kuwahara r 10 cpu" kuwahara --radius 10 --backend cpu --report
+# HUGE_BACKENDS="cpu cuda" on the GPU machine.
+for backend in ${HUGE_BACKENDS:-cpu}; do
+  run "gaussian-blur sigma 50 $backend" gaussian-blur --std-dev-x 50 \
+    --std-dev-y 50 --backend "$backend" --report
+  run "kuwahara r 10 $backend" kuwahara --radius 10 --backend "$backend" \
+    --report
+done
