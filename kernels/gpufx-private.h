@@ -84,6 +84,16 @@ extern "C"
   void *gpufx_cuda_host_alloc (size_t bytes);
   void  gpufx_cuda_host_free (void *p);
 
+  /* Copies rows of row_bytes (strides in bytes) on the job's threads, for
+   * the large copies around a backend (the CUDA backend's staging). */
+  void gpufx_copy_rows (const GpufxJob *job,
+                        void           *dst,
+                        size_t          dst_stride,
+                        const void     *src,
+                        size_t          src_stride,
+                        size_t          row_bytes,
+                        int             rows);
+
   /* Frees the idle blocks that gpufx_host_alloc keeps for reuse. */
   void gpufx_host_release (void);
 

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "gpufx-private.h"
+#include "cpu/cpu-pool.h"
 #include "gpufx-params.h"
 
 #include <float.h>
@@ -425,35 +426,60 @@ gpufx_views_overlap (const GpufxImage *a, const GpufxImage *b)
 
 /* Colour to or from premultiplied form, over a w x h view, in place or from
  * src into dst. */
-static void
-gpufx_convert_alpha (const float *src,
-                     ptrdiff_t    src_stride,
-                     float       *dst,
-                     ptrdiff_t    dst_stride,
-                     int          w,
-                     int          h,
-                     int          channels,
-                     int          alpha,
-                     bool         multiply)
+typedef struct
 {
-  for (int y = 0; y < h; y++)
-    {
-      const float *s = src + (ptrdiff_t) y * src_stride;
-      float       *d = dst + (ptrdiff_t) y * dst_stride;
+  const float *src;
+  ptrdiff_t    src_stride;
+  float       *dst;
+  ptrdiff_t    dst_stride;
+  int          w;
+  int          channels;
+  int          alpha;
+  bool         multiply;
+} GpufxAlphaRows;
 
-      for (int x = 0; x < w; x++, s += channels, d += channels)
+static bool
+gpufx_convert_alpha_rows (void *data, int begin, int end)
+{
+  const GpufxAlphaRows *a = data;
+
+  for (int y = begin; y < end; y++)
+    {
+      const float *s = a->src + (ptrdiff_t) y * a->src_stride;
+      float       *d = a->dst + (ptrdiff_t) y * a->dst_stride;
+
+      for (int x = 0; x < a->w; x++, s += a->channels, d += a->channels)
         {
-          float a = s[alpha];
+          float v = s[a->alpha];
           float k;
 
-          if (multiply)
-            k = a;
+          if (a->multiply)
+            k = v;
           else
-            k = fabsf (a) > 1e-30f ? 1.0f / a : 0.0f;
-          for (int c = 0; c < channels; c++)
-            d[c] = c == alpha ? a : s[c] * k;
+            k = fabsf (v) > 1e-30f ? 1.0f / v : 0.0f;
+          for (int c = 0; c < a->channels; c++)
+            d[c] = c == a->alpha ? v : s[c] * k;
         }
     }
+  return true;
+}
+
+/* On the job's threads: a huge image's conversion would otherwise take
+ * longer than the filter (a 6 GB image, several seconds on one core). */
+static void
+gpufx_convert_alpha (const GpufxJob *job,
+                     const float    *src,
+                     ptrdiff_t       src_stride,
+                     float          *dst,
+                     ptrdiff_t       dst_stride,
+                     int             w,
+                     int             h,
+                     bool            multiply)
+{
+  GpufxAlphaRows rows = { src, src_stride,    dst,        dst_stride,
+                          w,   job->channels, job->alpha, multiply };
+
+  cpu_parallel_quiet (job, h, 65536 / w + 1, gpufx_convert_alpha_rows, &rows);
 }
 
 static void
@@ -656,8 +682,8 @@ gpufx_run_region (const GpufxFilter  *filter,
         return gpufx_fail (report, GPUFX_ERROR_OUT_OF_MEMORY,
                            "out of memory converting alpha (%d x %d)",
                            src->width, src->height);
-      gpufx_convert_alpha (src->data, src->stride, converted, (ptrdiff_t) row,
-                           src->width, src->height, src->channels, src->alpha,
+      gpufx_convert_alpha (&job, src->data, src->stride, converted,
+                           (ptrdiff_t) row, src->width, src->height,
                            premultiplies);
       job.src = converted;
       job.src_stride = (ptrdiff_t) row;
@@ -668,9 +694,8 @@ gpufx_run_region (const GpufxFilter  *filter,
 
   if (status == GPUFX_OK && dst->alpha >= 0
       && dst->premultiplied != premultiplies)
-    gpufx_convert_alpha (dst->data, dst->stride, dst->data, dst->stride,
-                         dst->width, dst->height, dst->channels, dst->alpha,
-                         dst->premultiplied);
+    gpufx_convert_alpha (&job, dst->data, dst->stride, dst->data, dst->stride,
+                         dst->width, dst->height, dst->premultiplied);
 
   report->milliseconds = gpufx_now_ms () - t0;
   return status;

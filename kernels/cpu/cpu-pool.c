@@ -438,3 +438,58 @@ cpu_fill_row (const GpufxJob  *job,
       i += run;
     }
 }
+
+void
+cpu_parallel_quiet (const GpufxJob *job,
+                    int             n_items,
+                    int             grain,
+                    CpuTaskFunc     fn,
+                    void           *ctx)
+{
+  GpufxOptions quiet = *job->options;
+  GpufxJob     copy = *job;
+  GpufxReport  unused;
+
+  quiet.progress = NULL;
+  copy.options = &quiet;
+  cpu_parallel_for (&copy, &unused, n_items, grain, fn, ctx, 0.0, 0.0);
+}
+
+typedef struct
+{
+  char       *dst;
+  size_t      dst_stride;
+  const char *src;
+  size_t      src_stride;
+  size_t      row_bytes;
+} CpuRowCopy;
+
+static bool
+cpu_copy_rows_part (void *data, int begin, int end)
+{
+  const CpuRowCopy *c = data;
+
+  for (int j = begin; j < end; j++)
+    memcpy (c->dst + c->dst_stride * j, c->src + c->src_stride * j,
+            c->row_bytes);
+  return true;
+}
+
+void
+gpufx_copy_rows (const GpufxJob *job,
+                 void           *dst,
+                 size_t          dst_stride,
+                 const void     *src,
+                 size_t          src_stride,
+                 size_t          row_bytes,
+                 int             rows)
+{
+  CpuRowCopy c = { dst, dst_stride, src, src_stride, row_bytes };
+  /* A thread is worth about 256 KiB: below that, waking it costs more. */
+  int grain = (int) ((size_t) 256 * 1024 / (row_bytes ? row_bytes : 1)) + 1;
+
+  if (rows <= grain)
+    cpu_copy_rows_part (&c, 0, rows);
+  else
+    cpu_parallel_quiet (job, rows, grain, cpu_copy_rows_part, &c);
+}

@@ -55,6 +55,14 @@ GpufxStatus cpu_parallel_for (const GpufxJob *job,
                               double          lo,
                               double          hi);
 
+/* The same for work around the filter (copies, alpha conversions): no
+ * progress reported, no cancel, and fn must not fail. */
+void cpu_parallel_quiet (const GpufxJob *job,
+                         int             n_items,
+                         int             grain,
+                         CpuTaskFunc     fn,
+                         void           *ctx);
+
 /* How many threads the job may use. */
 int cpu_thread_count (const GpufxJob *job);
 

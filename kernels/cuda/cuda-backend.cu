@@ -5,11 +5,24 @@
  *
  * The context outlives calls, so a preview that filters again pays no
  * allocation and no module load: device buffers and pinned staging grow on
- * demand and stay until gpufx_release.  A job runs as bands of output rows
- * (each with its input halo) through two slots, each with its own stream,
- * buffers and staging: while the GPU filters band b, the calling thread
- * stages band b + 1 and collects band b - 1, and copies in one stream
- * overlap kernels in the other.
+ * demand and stay until gpufx_release.
+ *
+ * Where the whole job fits the device's memory (the usual case), its input,
+ * output and the separable filters' intermediate live there whole, and the
+ * job runs as bands of output rows: uploads (one stream) send each input
+ * row once, in order; band b's kernels wait (an event) only for the rows
+ * it needs, the row pass of a two-pass filter runs on each chunk as it
+ * arrives and the column pass per band once the rows below it exist (one
+ * stream; one-pass filters spread their bands over five, so that short
+ * bands overlap); band b's download (a third stream) overlaps later
+ * uploads.  Eight slots hold the bands' events, and their pinned staging
+ * where the caller's memory is not page-locked.
+ *
+ * Otherwise the job runs as bands each sent with its input halo through
+ * three slots, each with its own stream, buffers and staging: while the GPU
+ * filters bands b - 2 and b - 1, the calling thread collects band b - 3
+ * and stages band b, and copies in one stream overlap kernels in the
+ * others.
  */
 #include "cuda-internal.h"
 #include "gaussian-plan.h"
@@ -21,7 +34,15 @@
 #include <string.h>
 
 #define CUDA_GAUSS_DIRECT_RADIUS GPUFX_CUDA_GAUSS_DIRECT_RADIUS
-#define CUDA_SLOTS               3
+#define CUDA_SLOTS               8 /* bands in flight, whole image   */
+#define CUDA_BAND_SLOTS          3 /* bands in flight, halo per band */
+
+/* Whole-image bands: an output band of about this many bytes (a sixteenth
+ * of the image, 1 to 4 MiB): the first upload and the last download are
+ * what the overlap cannot hide, and each copy's fixed cost is small
+ * against 20 to 80 microseconds of transfer. */
+#define CUDA_WHOLE_BAND_MIN ((size_t) 1 << 20)
+#define CUDA_WHOLE_BAND_MAX ((size_t) 4 << 20)
 
 CudaLimits gpufx_cuda_limits;
 
@@ -35,6 +56,7 @@ struct CudaSlot
 {
   cudaStream_t stream;
   cudaEvent_t  done;
+  cudaEvent_t  up, filtered;          /* whole image: input sent, band made */
   bool         busy;                  /* work issued, not yet collected */
   int          band;                  /* which band the slot holds      */
   CudaBuffer   in, tmp, out, scratch; /* device */
@@ -47,6 +69,7 @@ static bool            cuda_usable;
 static char            cuda_why[GPUFX_MESSAGE_MAX];
 static bool            cuda_have_slots;
 static CudaSlot        cuda_slots[CUDA_SLOTS];
+static bool            cuda_held_whole; /* the buffers hold a whole image */
 
 /* ---- probe ------------------------------------------------------------ */
 
@@ -108,7 +131,8 @@ cuda_probe_locked (void)
   if (err != cudaSuccess)
     {
       snprintf (cuda_why, sizeof cuda_why,
-                "this build has no kernels for %s (compute capability %d.%d):"
+                "this build has no kernels for %.64s (compute capability "
+                "%d.%d):"
                 " %s; rebuild with -Dgpu_archs including %d%d",
                 prop.name, prop.major, prop.minor, cudaGetErrorString (err),
                 prop.major, prop.minor);
@@ -194,6 +218,8 @@ cuda_release_locked (void)
     {
       cudaStreamDestroy (cuda_slots[s].stream);
       cudaEventDestroy (cuda_slots[s].done);
+      cudaEventDestroy (cuda_slots[s].up);
+      cudaEventDestroy (cuda_slots[s].filtered);
     }
   memset (cuda_slots, 0, sizeof cuda_slots);
   cuda_have_slots = false;
@@ -223,6 +249,12 @@ cuda_slots_init (void)
                                             cudaStreamNonBlocking))
             != cudaSuccess
           || (err = cudaEventCreateWithFlags (&cuda_slots[s].done,
+                                              cudaEventDisableTiming))
+               != cudaSuccess
+          || (err = cudaEventCreateWithFlags (&cuda_slots[s].up,
+                                              cudaEventDisableTiming))
+               != cudaSuccess
+          || (err = cudaEventCreateWithFlags (&cuda_slots[s].filtered,
                                               cudaEventDisableTiming))
                != cudaSuccess)
         return err;
@@ -276,8 +308,14 @@ struct CudaJob
   int               taps_first[2], n_taps[2];
   GpufxGaussianPlan plan[2]; /* Gaussian: x, y */
   bool              staged_in, staged_out;
+  bool              whole; /* the whole image on the device */
   int               band_h, n_bands;
   int               in_x0, in_w; /* input columns, every band */
+  int               in_y0, in_h; /* whole image: its input rows */
+  int               sent;        /* whole image: rows [in_y0, sent) sent */
+  cudaEvent_t       sent_ev;     /* whole image: recorded once they are  */
+  bool              spread;      /* whole image: bands' kernels in streams
+                                    of their own (they may overlap)      */
 };
 
 /* The CPU backend's rank-1 test, so both split the same matrices. */
@@ -438,6 +476,105 @@ cuda_pick_band (CudaJob *cj, size_t budget)
   return lo;
 }
 
+/* Device memory free for this job: what the device has free plus what we
+ * hold, or less under GPUFX_CUDA_MEM_LIMIT (bytes: a testing aid, read per
+ * job, so that the gpu tests can make the whole image not fit). */
+static size_t
+cuda_free_bytes (void)
+{
+  const char *cap = getenv ("GPUFX_CUDA_MEM_LIMIT");
+  long long   v = cap && *cap ? strtoll (cap, NULL, 0) : 0;
+  size_t      free_b = 0, total_b = 0;
+
+  if (cudaMemGetInfo (&free_b, &total_b) != cudaSuccess)
+    cudaGetLastError ();
+  for (int s = 0; s < CUDA_SLOTS; s++)
+    free_b += cuda_slots[s].in.bytes + cuda_slots[s].tmp.bytes
+              + cuda_slots[s].out.bytes + cuda_slots[s].scratch.bytes;
+  if (v > 0 && (size_t) v < free_b)
+    free_b = (size_t) v;
+  return free_b;
+}
+
+/* Whole-image bands: rows for about a sixteenth of the output (1 to 4 MiB;
+ * GPUFX_CUDA_BAND_ROWS, a testing aid, sets them), but at least twice the
+ * column pass's reach where that is a sum of cosines, whose cost per band
+ * grows with the band's padded height. */
+static int
+cuda_whole_band (const CudaJob *cj)
+{
+  const GpufxRect d = cj->job->dst_rect;
+  const char     *force = getenv ("GPUFX_CUDA_BAND_ROWS");
+  size_t          row = sizeof (float) * cj->geom.channels * d.width;
+  size_t          want = row * d.height / 16;
+  long            rows;
+
+  if (force && *force && (rows = strtol (force, NULL, 0)) > 0)
+    return rows < d.height ? (int) rows : d.height;
+  if (want < CUDA_WHOLE_BAND_MIN)
+    want = CUDA_WHOLE_BAND_MIN;
+  if (want > CUDA_WHOLE_BAND_MAX)
+    want = CUDA_WHOLE_BAND_MAX;
+  rows = (long) ((want + row - 1) / row);
+  if (cj->mode == MODE_GAUSSIAN && cj->plan[1].n_terms > 0
+      && rows < 2L * cj->plan[1].radius)
+    rows = 2L * cj->plan[1].radius;
+  return rows < d.height ? (int) rows : d.height;
+}
+
+/* Whether the whole image (input, output, intermediate) fits 80% of free
+ * device memory; sets the band height when it does. */
+static bool
+cuda_whole_fits (CudaJob *cj, size_t free_b)
+{
+  int           band_h = cuda_whole_band (cj);
+  CudaBandBytes all = cuda_band_bytes (cj, cj->job->dst_rect.height, cj->in_h);
+  CudaBandBytes band = cuda_band_bytes (cj, band_h, cj->in_h);
+
+  if (all.in + all.out + all.tmp + band.scratch > (size_t) (free_b * 0.8))
+    return false;
+  cj->band_h = band_h;
+  return true;
+}
+
+/* The whole image's device buffers, in slot 0. */
+static cudaError_t
+cuda_grow_whole (const CudaJob *cj)
+{
+  CudaBandBytes all = cuda_band_bytes (cj, cj->job->dst_rect.height, cj->in_h);
+  CudaBandBytes band = cuda_band_bytes (cj, cj->band_h, cj->in_h);
+  CudaSlot     *k = &cuda_slots[0];
+  cudaError_t   err;
+
+  if ((err = cuda_grow (&k->in, all.in, false)) != cudaSuccess
+      || (err = cuda_grow (&k->out, all.out, false)) != cudaSuccess
+      || (err = cuda_grow (&k->tmp, all.tmp, false)) != cudaSuccess)
+    return err;
+  return cuda_grow (&k->scratch, band.scratch, false);
+}
+
+/* Bands with halos, sized from free memory: capped so that a big image
+ * makes many, whose copies (both directions) and kernels overlap across
+ * the three slots; but each at least 8 times its halo, so that re-sending
+ * halo rows costs little. */
+static int
+cuda_auto_band (CudaJob *cj, size_t budget)
+{
+  const GpufxRect d = cj->job->dst_rect;
+  int             band_h = cuda_pick_band (
+                cj, budget < ((size_t) 24 << 20) ? budget : (size_t) 24 << 20);
+  GpufxRect a = cuda_band_input (cj, d.y + d.height / 2, band_h);
+  int       halo = a.height - band_h;
+
+  if (band_h < 8 * halo)
+    {
+      int most = cuda_pick_band (cj, budget);
+
+      band_h = most < 8 * halo ? most : 8 * halo;
+    }
+  return band_h;
+}
+
 static bool
 cuda_is_pinned (const void *p)
 {
@@ -451,25 +588,63 @@ cuda_is_pinned (const void *p)
   return a.type == cudaMemoryTypeHost;
 }
 
-/* Filters one band already on the device. */
+/* One pass of a separable filter along rows (axis 0) or columns (axis 1);
+ * the scale and offset apply on the second. */
+static cudaError_t
+cuda_line_pass (const CudaJob   *cj,
+                int              axis,
+                const CudaPlane &src,
+                const CudaPlane &dst,
+                cudaStream_t     st)
+{
+  if (cj->mode == MODE_GAUSSIAN && cj->plan[axis].n_terms > 0)
+    return gpufx_cuda_line_cosines (cj->geom, axis, src, dst,
+                                    cj->plan[axis].radius,
+                                    cj->plan[axis].n_terms, st);
+  return gpufx_cuda_line_taps (cj->geom, axis, src, dst, cj->n_taps[axis],
+                               cj->taps_first[axis], axis ? cj->scale : 1.0f,
+                               axis ? cj->offset : 0.0f, st);
+}
+
+static bool
+cuda_two_pass (const CudaJob *cj)
+{
+  return cj->mode == MODE_SEPARABLE || cj->mode == MODE_GAUSSIAN;
+}
+
+/* The intermediate of a two-pass filter: the output's columns over the
+ * input rows [y0, y0 + h), in buffer b whose first row is row `first'. */
+static CudaPlane
+cuda_tmp_plane (const CudaJob    *cj,
+                const CudaBuffer &b,
+                int               first,
+                int               y0,
+                int               h)
+{
+  const GpufxRect d = cj->job->dst_rect;
+  CudaPlane       tmp;
+
+  tmp.pitch = (ptrdiff_t) d.width * cj->geom.channels;
+  tmp.p = (float *) b.p + (ptrdiff_t) (y0 - first) * tmp.pitch;
+  tmp.x0 = d.x;
+  tmp.y0 = y0;
+  tmp.w = d.width;
+  tmp.h = h;
+  return tmp;
+}
+
+/* Filters one band already on the device, with the buffers (tmp, scratch)
+ * of slot k, in stream st. */
 static cudaError_t
 cuda_filter_band (const CudaJob   *cj,
                   CudaSlot        *k,
                   const CudaPlane &in,
-                  const CudaPlane &out)
+                  const CudaPlane &out,
+                  cudaStream_t     st)
 {
   const GpufxFilter *f = &cj->job->filter;
   const CudaGeom    &g = cj->geom;
-  cudaStream_t       st = k->stream;
-  CudaPlane          tmp;
   cudaError_t        err;
-
-  tmp.p = (float *) k->tmp.p;
-  tmp.pitch = (ptrdiff_t) out.w * g.channels;
-  tmp.x0 = out.x0;
-  tmp.y0 = in.y0;
-  tmp.w = out.w;
-  tmp.h = in.h;
 
   switch (cj->mode)
     {
@@ -478,29 +653,13 @@ cuda_filter_band (const CudaJob   *cj,
                                   f->convolve.height, cj->scale, cj->offset,
                                   st);
     case MODE_SEPARABLE:
-      err = gpufx_cuda_line_taps (g, 0, in, tmp, cj->n_taps[0],
-                                  cj->taps_first[0], 1.0f, 0.0f, st);
-      if (err == cudaSuccess)
-        err
-          = gpufx_cuda_line_taps (g, 1, tmp, out, cj->n_taps[1],
-                                  cj->taps_first[1], cj->scale, cj->offset, st);
-      return err;
     case MODE_GAUSSIAN:
-      for (int a = 0; a < 2; a++)
-        {
-          const CudaPlane &src = a ? tmp : in;
-          const CudaPlane &dst = a ? out : tmp;
+      {
+        CudaPlane tmp = cuda_tmp_plane (cj, k->tmp, in.y0, in.y0, in.h);
 
-          if (cj->plan[a].n_terms > 0)
-            err = gpufx_cuda_line_cosines (g, a, src, dst, cj->plan[a].radius,
-                                           cj->plan[a].n_terms, st);
-          else
-            err = gpufx_cuda_line_taps (g, a, src, dst, cj->n_taps[a],
-                                        cj->taps_first[a], 1.0f, 0.0f, st);
-          if (err != cudaSuccess)
-            return err;
-        }
-      return cudaSuccess;
+        err = cuda_line_pass (cj, 0, in, tmp, st);
+        return err == cudaSuccess ? cuda_line_pass (cj, 1, tmp, out, st) : err;
+      }
     case MODE_SOBEL:
       return gpufx_cuda_sobel (g, in, out, f->sobel.horizontal,
                                f->sobel.vertical, f->sobel.keep_sign, st);
@@ -514,77 +673,202 @@ cuda_filter_band (const CudaJob   *cj,
   return cudaErrorInvalidValue;
 }
 
-/* Copies band b's input to the slot and queues its work. */
+/* Band b's output rows [*y, *y + *h). */
+static void
+cuda_band_rows (const CudaJob *cj, int b, int *y, int *h)
+{
+  const GpufxRect d = cj->job->dst_rect;
+
+  *y = d.y + b * cj->band_h;
+  *h = d.y + d.height - *y < cj->band_h ? d.y + d.height - *y : cj->band_h;
+}
+
+/* Queues the upload of input rows [y, y + n) to dev (their first row),
+ * through slot k's staging where the caller's memory is not page-locked. */
 static cudaError_t
-cuda_issue_band (const CudaJob *cj, CudaSlot *k, int b)
+cuda_send_rows (const CudaJob *cj,
+                CudaSlot      *k,
+                void          *dev,
+                int            y,
+                int            n,
+                cudaStream_t   st)
 {
   const GpufxJob *job = cj->job;
-  const GpufxRect d = job->dst_rect, s = job->src_rect;
-  const int       C = job->channels;
-  int             y = d.y + b * cj->band_h;
-  int h = d.y + d.height - y < cj->band_h ? d.y + d.height - y : cj->band_h;
-  GpufxRect     r = cuda_band_input (cj, y, h);
-  CudaBandBytes bytes = cuda_band_bytes (cj, h, r.height);
-  size_t        row_in = sizeof (float) * C * cj->in_w;
-  size_t        row_out = sizeof (float) * C * d.width;
-  const float  *src = job->src + (ptrdiff_t) (r.y - s.y) * job->src_stride
-                     + (ptrdiff_t) (cj->in_x0 - s.x) * C;
-  CudaPlane   in, out;
+  const GpufxRect s = job->src_rect;
+  size_t          row = sizeof (float) * job->channels * cj->in_w;
+  const float    *src = job->src + (ptrdiff_t) (y - s.y) * job->src_stride
+                     + (ptrdiff_t) (cj->in_x0 - s.x) * job->channels;
   cudaError_t err;
 
-  if ((err = cuda_grow (&k->in, bytes.in, false)) != cudaSuccess
-      || (err = cuda_grow (&k->out, bytes.out, false)) != cudaSuccess
-      || (err = cuda_grow (&k->tmp, bytes.tmp, false)) != cudaSuccess
-      || (err = cuda_grow (&k->scratch, bytes.scratch, false)) != cudaSuccess
-      || (cj->staged_in
-          && (err = cuda_grow (&k->stage_in, bytes.in, true)) != cudaSuccess)
-      || (cj->staged_out
-          && (err = cuda_grow (&k->stage_out, bytes.out, true)) != cudaSuccess))
+  if (! cj->staged_in)
+    return cudaMemcpy2DAsync (dev, row, src, sizeof (float) * job->src_stride,
+                              row, n, cudaMemcpyHostToDevice, st);
+  if ((err = cuda_grow (&k->stage_in, row * n, true)) != cudaSuccess)
     return err;
+  gpufx_copy_rows (job, k->stage_in.p, row, src,
+                   sizeof (float) * job->src_stride, row, n);
+  return cudaMemcpyAsync (dev, k->stage_in.p, row * n, cudaMemcpyHostToDevice,
+                          st);
+}
 
-  if (cj->staged_in)
+/* Queues the download of band b's output rows from dev (their first row)
+ * to the caller or to slot k's staging (cuda_collect_band copies that),
+ * then marks the band done. */
+static cudaError_t
+cuda_fetch_band (const CudaJob *cj,
+                 CudaSlot      *k,
+                 int            b,
+                 const void    *dev,
+                 cudaStream_t   st)
+{
+  const GpufxJob *job = cj->job;
+  const GpufxRect d = job->dst_rect;
+  size_t          row = sizeof (float) * job->channels * d.width;
+  int             y, h;
+  cudaError_t     err;
+
+  cuda_band_rows (cj, b, &y, &h);
+  if (cj->staged_out)
     {
-      for (int j = 0; j < r.height; j++)
-        memcpy ((char *) k->stage_in.p + row_in * j,
-                src + (ptrdiff_t) j * job->src_stride, row_in);
-      err = cudaMemcpyAsync (k->in.p, k->stage_in.p, row_in * r.height,
-                             cudaMemcpyHostToDevice, k->stream);
+      if ((err = cuda_grow (&k->stage_out, row * h, true)) == cudaSuccess)
+        err = cudaMemcpyAsync (k->stage_out.p, dev, row * h,
+                               cudaMemcpyDeviceToHost, st);
     }
   else
-    err = cudaMemcpy2DAsync (k->in.p, row_in, src,
-                             sizeof (float) * job->src_stride, row_in, r.height,
-                             cudaMemcpyHostToDevice, k->stream);
-  if (err != cudaSuccess)
-    return err;
-
-  in.p = (float *) k->in.p;
-  in.pitch = (ptrdiff_t) C * cj->in_w;
-  in.x0 = cj->in_x0;
-  in.y0 = r.y;
-  in.w = cj->in_w;
-  in.h = r.height;
-  out.p = (float *) k->out.p;
-  out.pitch = (ptrdiff_t) C * d.width;
-  out.x0 = d.x;
-  out.y0 = y;
-  out.w = d.width;
-  out.h = h;
-  if ((err = cuda_filter_band (cj, k, in, out)) != cudaSuccess)
-    return err;
-
-  if (cj->staged_out)
-    err = cudaMemcpyAsync (k->stage_out.p, k->out.p, row_out * h,
-                           cudaMemcpyDeviceToHost, k->stream);
-  else
-    err
-      = cudaMemcpy2DAsync (job->dst + (ptrdiff_t) (y - d.y) * job->dst_stride,
-                           sizeof (float) * job->dst_stride, k->out.p, row_out,
-                           row_out, h, cudaMemcpyDeviceToHost, k->stream);
+    err = cudaMemcpy2DAsync (job->dst + (ptrdiff_t) (y - d.y) * job->dst_stride,
+                             sizeof (float) * job->dst_stride, dev, row, row, h,
+                             cudaMemcpyDeviceToHost, st);
   if (err != cudaSuccess)
     return err;
   k->band = b;
   k->busy = true;
-  return cudaEventRecord (k->done, k->stream);
+  return cudaEventRecord (k->done, st);
+}
+
+/* The device planes over input rows [y0, y0 + h) in buffer in and output
+ * rows [y, y + h) in buffer out. */
+static CudaPlane
+cuda_in_plane (const CudaJob *cj, const CudaBuffer &b, int y0, int h)
+{
+  CudaPlane in;
+
+  in.p = (float *) b.p;
+  in.pitch = (ptrdiff_t) cj->geom.channels * cj->in_w;
+  in.x0 = cj->in_x0;
+  in.y0 = y0;
+  in.w = cj->in_w;
+  in.h = h;
+  return in;
+}
+
+static CudaPlane
+cuda_out_plane (const CudaJob *cj, void *p, int y, int h)
+{
+  const GpufxRect d = cj->job->dst_rect;
+  CudaPlane       out;
+
+  out.p = (float *) p;
+  out.pitch = (ptrdiff_t) cj->geom.channels * d.width;
+  out.x0 = d.x;
+  out.y0 = y;
+  out.w = d.width;
+  out.h = h;
+  return out;
+}
+
+/* Bands with halos: copies band b's input to the slot and queues its
+ * work, all in the slot's stream. */
+static cudaError_t
+cuda_issue_band (const CudaJob *cj, CudaSlot *k, int b)
+{
+  int           y, h;
+  GpufxRect     r;
+  CudaBandBytes bytes;
+  cudaError_t   err;
+
+  cuda_band_rows (cj, b, &y, &h);
+  r = cuda_band_input (cj, y, h);
+  bytes = cuda_band_bytes (cj, h, r.height);
+  if ((err = cuda_grow (&k->in, bytes.in, false)) != cudaSuccess
+      || (err = cuda_grow (&k->out, bytes.out, false)) != cudaSuccess
+      || (err = cuda_grow (&k->tmp, bytes.tmp, false)) != cudaSuccess
+      || (err = cuda_grow (&k->scratch, bytes.scratch, false)) != cudaSuccess
+      || (err = cuda_send_rows (cj, k, k->in.p, r.y, r.height, k->stream))
+           != cudaSuccess
+      || (err
+          = cuda_filter_band (cj, k, cuda_in_plane (cj, k->in, r.y, r.height),
+                              cuda_out_plane (cj, k->out.p, y, h), k->stream))
+           != cudaSuccess)
+    return err;
+  return cuda_fetch_band (cj, k, b, k->out.p, k->stream);
+}
+
+/* The whole image on the device (slot 0's buffers): sends the input rows
+ * band b needs that are not there yet (slot 0's stream), runs the row pass
+ * of a two-pass filter on them and then band b's kernels (slot 1's stream,
+ * after those rows arrive), and fetches band b (slot 2's stream, after
+ * its kernels).  k is band b's slot: its events and staging.  Where bands
+ * are independent (one pass, no scratch) their kernels go to streams 3 and
+ * up in turn instead, so that a band too short to fill the GPU (Kuwahara:
+ * a block per 236 columns and 104 rows at r = 10) overlaps the next. */
+static cudaError_t
+cuda_issue_whole (CudaJob *cj, CudaSlot *k, int b)
+{
+  const size_t row_in = sizeof (float) * cj->geom.channels * cj->in_w;
+  const size_t row_out
+    = sizeof (float) * cj->geom.channels * cj->job->dst_rect.width;
+  CudaSlot    *whole = &cuda_slots[0];
+  cudaStream_t send = cuda_slots[0].stream, fetch = cuda_slots[2].stream;
+  cudaStream_t run = cj->spread ? cuda_slots[3 + b % (CUDA_SLOTS - 3)].stream
+                                : cuda_slots[1].stream;
+  CudaPlane    in = cuda_in_plane (cj, whole->in, cj->in_y0, cj->in_h), out;
+  char        *out_p;
+  int          y, h, end, n;
+  GpufxRect    r;
+  cudaError_t  err;
+
+  cuda_band_rows (cj, b, &y, &h);
+  r = cuda_band_input (cj, y, h);
+  end = r.y + r.height;
+  n = end - cj->sent;
+  if (n > 0)
+    {
+      if ((err = cuda_send_rows (
+             cj, k, (char *) whole->in.p + row_in * (cj->sent - cj->in_y0),
+             cj->sent, n, send))
+            != cudaSuccess
+          || (err = cudaEventRecord (k->up, send)) != cudaSuccess)
+        return err;
+      cj->sent_ev = k->up;
+    }
+  /* A later record of sent_ev (by its slot's next band) only waits
+   * longer. */
+  if ((err = cudaStreamWaitEvent (run, cj->sent_ev, 0)) != cudaSuccess)
+    return err;
+  if (n > 0)
+    {
+      if (cuda_two_pass (cj)
+          && (err = cuda_line_pass (
+                cj, 0, in,
+                cuda_tmp_plane (cj, whole->tmp, cj->in_y0, cj->sent, n), run))
+               != cudaSuccess)
+        return err;
+      cj->sent = end;
+    }
+
+  out_p = (char *) whole->out.p + row_out * (y - cj->job->dst_rect.y);
+  out = cuda_out_plane (cj, out_p, y, h);
+  if (cuda_two_pass (cj))
+    err = cuda_line_pass (
+      cj, 1, cuda_tmp_plane (cj, whole->tmp, cj->in_y0, cj->in_y0, cj->in_h),
+      out, run);
+  else
+    err = cuda_filter_band (cj, whole, in, out, run);
+  if (err != cudaSuccess
+      || (err = cudaEventRecord (k->filtered, run)) != cudaSuccess
+      || (err = cudaStreamWaitEvent (fetch, k->filtered, 0)) != cudaSuccess)
+    return err;
+  return cuda_fetch_band (cj, k, b, out_p, fetch);
 }
 
 /* Waits for a slot's band and puts its rows in place. */
@@ -604,11 +888,11 @@ cuda_collect_band (const CudaJob *cj, CudaSlot *k)
     return err;
   if (! cj->staged_out)
     return cudaSuccess;
-  y = k->band * cj->band_h;
-  h = d.height - y < cj->band_h ? d.height - y : cj->band_h;
-  for (int j = 0; j < h; j++)
-    memcpy (job->dst + (ptrdiff_t) (y + j) * job->dst_stride,
-            (char *) k->stage_out.p + row_out * j, row_out);
+  cuda_band_rows (cj, k->band, &y, &h);
+  y -= d.y;
+  gpufx_copy_rows (job, job->dst + (ptrdiff_t) y * job->dst_stride,
+                   sizeof (float) * job->dst_stride, k->stage_out.p, row_out,
+                   row_out, h);
   return cudaSuccess;
 }
 
@@ -647,7 +931,7 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
   GpufxRect   whole_in;
   cudaError_t err;
   GpufxStatus status = GPUFX_OK;
-  int         next;
+  int         next, depth = CUDA_BAND_SLOTS;
 
   memset (&cj, 0, sizeof cj);
   cj.job = job;
@@ -673,62 +957,70 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
   whole_in = cuda_band_input (&cj, job->dst_rect.y, job->dst_rect.height);
   cj.in_x0 = whole_in.x;
   cj.in_w = whole_in.width;
+  cj.in_y0 = cj.sent = whole_in.y;
+  cj.in_h = whole_in.height;
   cj.staged_in = ! cuda_is_pinned (job->src);
   cj.staged_out = ! cuda_is_pinned (job->dst);
   if (budget == 0)
     {
-      size_t free_b = 0, total_b = 0;
+      size_t free_b = cuda_free_bytes ();
 
-      if (cudaMemGetInfo (&free_b, &total_b) != cudaSuccess)
-        cudaGetLastError ();
-      /* Ours already held counts as free for us. */
-      for (int s = 0; s < CUDA_SLOTS; s++)
-        free_b += cuda_slots[s].in.bytes + cuda_slots[s].tmp.bytes
-                  + cuda_slots[s].out.bytes + cuda_slots[s].scratch.bytes;
-      budget = (size_t) (free_b * 0.8) / CUDA_SLOTS;
-      /* Cap bands so that a big image makes many, whose copies (both
-       * directions) and kernels overlap across the three slots; but keep
-       * each band at least 8 times its halo, so that re-sending halo rows
-       * costs little. */
-      cj.band_h = cuda_pick_band (
-        &cj, budget < ((size_t) 24 << 20) ? budget : (size_t) 24 << 20);
-      {
-        GpufxRect a = cuda_band_input (
-          &cj, job->dst_rect.y + job->dst_rect.height / 2, cj.band_h);
-        int halo = a.height - cj.band_h;
-
-        if (cj.band_h < 8 * halo)
-          {
-            int most = cuda_pick_band (&cj, budget);
-
-            cj.band_h = most < 8 * halo ? most : 8 * halo;
-          }
-      }
+      cj.whole = cuda_whole_fits (&cj, free_b);
+      budget = (size_t) (free_b * 0.8) / CUDA_BAND_SLOTS;
+      if (! cj.whole)
+        cj.band_h = cuda_auto_band (&cj, budget);
     }
   else
     cj.band_h = cuda_pick_band (&cj, budget);
+  if (cj.whole != cuda_held_whole)
+    {
+      /* The other layout's buffers are in the way: give them back. */
+      cuda_free_buffers ();
+      cuda_held_whole = cj.whole;
+    }
+  if (cj.whole && (err = cuda_grow_whole (&cj)) != cudaSuccess)
+    {
+      if (err != cudaErrorMemoryAllocation)
+        {
+          status = cuda_fail_locked (err, "failed", report);
+          goto out;
+        }
+      /* Someone else took the memory meanwhile: bands with halos. */
+      cudaGetLastError ();
+      cuda_free_buffers ();
+      cj.whole = cuda_held_whole = false;
+      cj.band_h = cuda_auto_band (&cj, budget);
+    }
+  if (cj.whole)
+    {
+      depth = CUDA_SLOTS;
+      cj.spread = ! cuda_two_pass (&cj)
+                  && cuda_band_bytes (&cj, cj.band_h, cj.in_h).scratch == 0;
+    }
   cj.n_bands = (job->dst_rect.height + cj.band_h - 1) / cj.band_h;
 
   next = 0;
   for (int b = 0; b < cj.n_bands; b++)
     {
-      CudaSlot *k = &cuda_slots[b % CUDA_SLOTS];
+      CudaSlot *k = &cuda_slots[b % depth];
 
       if ((err = cuda_collect_band (&cj, k)) != cudaSuccess)
         {
           status = cuda_fail_locked (err, "failed", report);
           goto out;
         }
-      if (k->band >= 0 && b >= CUDA_SLOTS)
+      if (b >= depth)
         {
-          next = b - CUDA_SLOTS + 1;
+          next = b - depth + 1;
           if (! gpufx_job_progress (job, (double) next / cj.n_bands))
             {
               status = gpufx_fail (report, GPUFX_ERROR_CANCELLED, "cancelled");
               break;
             }
         }
-      if ((err = cuda_issue_band (&cj, k, b)) != cudaSuccess)
+      err
+        = cj.whole ? cuda_issue_whole (&cj, k, b) : cuda_issue_band (&cj, k, b);
+      if (err != cudaSuccess)
         {
           status = cuda_fail_locked (err,
                                      err == cudaErrorMemoryAllocation
@@ -738,10 +1030,10 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
           goto out;
         }
     }
-  for (int i = 0; i < CUDA_SLOTS; i++)
+  for (int i = 0; i < depth; i++)
     {
       /* Oldest first. */
-      CudaSlot *k = &cuda_slots[(cj.n_bands + i) % CUDA_SLOTS];
+      CudaSlot *k = &cuda_slots[(cj.n_bands + i) % depth];
 
       if ((err = cuda_collect_band (&cj, k)) != cudaSuccess)
         {

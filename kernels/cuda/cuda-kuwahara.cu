@@ -181,32 +181,39 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
  * KUWA_FT - 2r outputs) and a segment of output rows.  Each thread keeps,
  * in double, its column's sums of (channels, V, V^2) over the rows
  * y - r .. y (set A) and y .. y + r (set B), sliding them down one row per
- * step as the CPU does.  Per row, a block-wide prefix sum (warp shuffles,
- * double) of both sets gives every (r+1)-wide box as a difference, so the
- * cost per output does not grow with r.  The pick uses the CPU's exact
- * tie rule on double sums. */
+ * step as the CPU does.  Per row, prefix sums of both sets within each
+ * warp (shuffles; V and V^2 in double, the channels in float) give every
+ * (r+1)-wide box, r < 32, from at most two warps' segments, so the cost
+ * per output does not grow with r and there is no block-wide scan.  The
+ * pick uses the CPU's exact tie rule on double sums. */
 #define KUWA_FT          256
 #define KUWA_FUSED_MAX_R 30
 
+/* The pixel at (xi, y) of the image, border mapped (zero outside). */
 template <int C>
 __device__ __forceinline__ void
-kuwa_px (const CudaGeom &g, const CudaPlane &in, int xi, int y, double *v)
+kuwa_load (const CudaGeom &g, const CudaPlane &in, int xi, int y, float *p)
 {
-  const int NS = C + 2;
-  int       yi = gpufx_border_index (y, g.image_h, g.border);
-  float     p[C];
+  int yi = gpufx_border_index (y, g.image_h, g.border);
 
   if (xi >= 0 && yi >= 0)
-    {
-      gpufx_cuda_ldg_pixel<C> (in.p + (ptrdiff_t) (yi - in.y0) * in.pitch
-                                 + (ptrdiff_t) (xi - in.x0) * C,
-                               p);
-    }
+    gpufx_cuda_ldg_pixel<C> (in.p + (ptrdiff_t) (yi - in.y0) * in.pitch
+                               + (ptrdiff_t) (xi - in.x0) * C,
+                             p);
   else
 #pragma unroll
     for (int c = 0; c < C; c++)
       p[c] = 0.0f;
-  float val = kuwa_value<C> (p, g.alpha);
+}
+
+/* (channels, V, V^2) of a pixel, in double. */
+template <int C>
+__device__ __forceinline__ void
+kuwa_vals (const float *p, int alpha, double *v)
+{
+  const int NS = C + 2;
+  float     val = kuwa_value<C> (p, alpha);
+
 #pragma unroll
   for (int c = 0; c < C; c++)
     v[c] = p[c];
@@ -214,15 +221,34 @@ kuwa_px (const CudaGeom &g, const CudaPlane &in, int xi, int y, double *v)
   v[NS - 1] = (double) val * val;
 }
 
+/* Box sum over columns lo .. hi (hi - lo <= 30) from prefix sums that
+ * restart at every warp's first column (p[k]: the sum of columns
+ * k & ~31 .. k), so a box spans at most two segments. */
+template <typename T>
+__device__ __forceinline__ T
+kuwa_box (const T *p, int lo, int hi)
+{
+  /* Without branches: at large r most boxes span two segments, and lanes
+   * that took different paths ran both. */
+  T e = (lo >> 5) != (hi >> 5) ? p[lo | 31] : (T) 0;
+  T f = (lo & 31) ? p[lo - 1] : (T) 0;
+
+  return p[hi] + (e - f);
+}
+
 template <int C>
 __global__ void
-__launch_bounds__ (KUWA_FT)
+__launch_bounds__ (KUWA_FT, 3)
   kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
 {
-  const int         NS = C + 2;
-  __shared__ double pre[2][NS][KUWA_FT]; /* [set][k][col] */
-  __shared__ double wsum[2 * NS][KUWA_FT / 32];
-  const int         q = threadIdx.x, lane = q & 31, warp = q >> 5;
+  const int NS = C + 2;
+  /* Per row, prefix sums restarting per warp (no block-wide scan): V and
+   * V^2 in double, the channels in float (over 32 columns at most: the
+   * gpu suite's worst difference from the CPU is 1.6e-6, at r = 1); two
+   * buffers, alternating by row, so one barrier per row suffices. */
+  __shared__ double pv[2][2][2][KUWA_FT]; /* [buffer][set][V, V^2][col] */
+  __shared__ float  pc[2][2][C][KUWA_FT]; /* [buffer][set][channel][col] */
+  const int         q = threadIdx.x, lane = q & 31;
   const int         tw = KUWA_FT - 2 * r; /* outputs per block */
   const int         ox = blockIdx.x * tw; /* first output column */
   const int         y_begin = blockIdx.y * seg_h;
@@ -241,9 +267,13 @@ __launch_bounds__ (KUWA_FT)
   {
     const int y = out.y0 + y_begin;
 
+#pragma unroll 4
     for (int d = -r; d <= r; d++)
       {
-        kuwa_px<C> (g, in, xi, min (y + d, need_y1), v);
+        float p[C];
+
+        kuwa_load<C> (g, in, xi, min (y + d, need_y1), p);
+        kuwa_vals<C> (p, g.alpha, v);
         if (d <= 0)
 #pragma unroll
           for (int k = 0; k < NS; k++)
@@ -255,92 +285,110 @@ __launch_bounds__ (KUWA_FT)
       }
   }
 
+  /* The next row's four pixels (A: + row y, - row y - r - 1; B: + row
+   * y + r, - row y - 1) load one row ahead, so that their latency hides
+   * behind this row's scan and pick. */
+  float nx[4][C];
+  auto  fetch = [&] (int yy) {
+    const int y = out.y0 + yy;
+
+    kuwa_load<C> (g, in, xi, y, nx[0]);
+    kuwa_load<C> (g, in, xi, y - r - 1, nx[1]);
+    kuwa_load<C> (g, in, xi, min (y + r, need_y1), nx[2]);
+    kuwa_load<C> (g, in, xi, y - 1, nx[3]);
+  };
+
+  if (y_begin + 1 < y_end)
+    fetch (y_begin + 1);
   for (int yy = y_begin; yy < y_end; yy++)
     {
-      const int y = out.y0 + yy;
+      const int buf = (yy - y_begin) & 1;
 
       if (yy > y_begin)
         {
           double u[NS];
 
-          /* A: + row y, - row y - r - 1; B: + row y + r, - row y - 1. */
-          kuwa_px<C> (g, in, xi, y, v);
-          kuwa_px<C> (g, in, xi, y - r - 1, u);
+          kuwa_vals<C> (nx[0], g.alpha, v);
+          kuwa_vals<C> (nx[1], g.alpha, u);
 #pragma unroll
           for (int k = 0; k < NS; k++)
             a[k] += v[k] - u[k];
-          kuwa_px<C> (g, in, xi, min (y + r, need_y1), v);
-          kuwa_px<C> (g, in, xi, y - 1, u);
+          kuwa_vals<C> (nx[2], g.alpha, v);
+          kuwa_vals<C> (nx[3], g.alpha, u);
 #pragma unroll
           for (int k = 0; k < NS; k++)
             b[k] += v[k] - u[k];
+          if (yy + 1 < y_end)
+            fetch (yy + 1);
         }
 
-      /* Inclusive prefix over the block's columns of both sets. */
-      double sa[NS], sb[NS];
+      /* Inclusive prefix within the warp of both sets. */
+      double sv[2][2];
+      float  sc[2][C];
 
 #pragma unroll
-      for (int k = 0; k < NS; k++)
+      for (int k = 0; k < 2; k++)
         {
-          sa[k] = a[k];
-          sb[k] = b[k];
+          sv[0][k] = a[C + k];
+          sv[1][k] = b[C + k];
+        }
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        {
+          sc[0][c] = (float) a[c];
+          sc[1][c] = (float) b[c];
         }
 #pragma unroll
       for (int off = 1; off < 32; off <<= 1)
 #pragma unroll
-        for (int k = 0; k < NS; k++)
+        for (int set = 0; set < 2; set++)
           {
-            double ta = __shfl_up_sync (0xffffffffu, sa[k], off);
-            double tb = __shfl_up_sync (0xffffffffu, sb[k], off);
+            double t[2];
+            float  tc[C];
 
+#pragma unroll
+            for (int k = 0; k < 2; k++)
+              t[k] = __shfl_up_sync (0xffffffffu, sv[set][k], off);
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              tc[c] = __shfl_up_sync (0xffffffffu, sc[set][c], off);
             if (lane >= off)
               {
-                sa[k] += ta;
-                sb[k] += tb;
+#pragma unroll
+                for (int k = 0; k < 2; k++)
+                  sv[set][k] += t[k];
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                  sc[set][c] += tc[c];
               }
           }
-      if (lane == 31)
 #pragma unroll
-        for (int k = 0; k < NS; k++)
-          {
-            wsum[k][warp] = sa[k];
-            wsum[NS + k][warp] = sb[k];
-          }
-      __syncthreads ();
-      for (int w = 0; w < warp; w++)
-#pragma unroll
-        for (int k = 0; k < NS; k++)
-          {
-            sa[k] += wsum[k][w];
-            sb[k] += wsum[NS + k][w];
-          }
-#pragma unroll
-      for (int k = 0; k < NS; k++)
+      for (int set = 0; set < 2; set++)
         {
-          pre[0][k][q] = sa[k];
-          pre[1][k][q] = sb[k];
+#pragma unroll
+          for (int k = 0; k < 2; k++)
+            pv[buf][set][k][q] = sv[set][k];
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            pc[buf][set][c][q] = sc[set][c];
         }
       __syncthreads ();
 
       if (q < tw && ox + q < out.w)
         {
           /* Tile column q is image column x - r: the box of columns
-           * x - r .. x is P[q + r] - P[q - 1], x .. x + r is
-           * P[q + 2r] - P[q + r - 1]. */
-          const int lo[2] = { q - 1, q + r - 1 };
-          int       best = 0;
-          double    best_var = 0, best_ev2 = 0;
+           * x - r .. x is q .. q + r, x .. x + r is q + r .. q + 2r. */
+          int    best = 0;
+          double best_var = 0, best_ev2 = 0;
 
 #pragma unroll
           for (int i = 0; i < 4; i++)
             {
-              const int set = i >> 1, h = lo[i & 1];
-              double    s1 = pre[set][NS - 2][h + r + 1]
-                          - (h >= 0 ? pre[set][NS - 2][h] : 0.0);
-              double s2 = pre[set][NS - 1][h + r + 1]
-                          - (h >= 0 ? pre[set][NS - 1][h] : 0.0);
-              double mean = s1 * inv_n, ev2 = s2 * inv_n;
-              double var = ev2 - mean * mean;
+              const int set = i >> 1, l = q + (i & 1) * r;
+              double    s1 = kuwa_box (pv[buf][set][0], l, l + r);
+              double    s2 = kuwa_box (pv[buf][set][1], l, l + r);
+              double    mean = s1 * inv_n, ev2 = s2 * inv_n;
+              double    var = ev2 - mean * mean;
 
               if (i == 0 || var < best_var - 1e-11 * fabs (best_ev2))
                 {
@@ -349,17 +397,15 @@ __launch_bounds__ (KUWA_FT)
                   best_ev2 = ev2;
                 }
             }
-          const int set = best >> 1, h = lo[best & 1];
+          const int set = best >> 1, l = q + (best & 1) * r;
           float    *d
             = out.p + (ptrdiff_t) yy * out.pitch + (ptrdiff_t) (ox + q) * C;
 
 #pragma unroll
           for (int c = 0; c < C; c++)
-            d[c] = (float) ((pre[set][c][h + r + 1]
-                             - (h >= 0 ? pre[set][c][h] : 0.0))
-                            * inv_n);
+            d[c] = (float) (kuwa_box (pc[buf][set][c], l, l + r) * inv_n);
         }
-      __syncthreads (); /* pre and wsum are rewritten next row */
+      /* (no second barrier: the next row writes the other buffer) */
     }
 }
 
@@ -387,8 +433,10 @@ kuwa_launch (const CudaGeom  &g,
 {
   if (r <= KUWA_FUSED_MAX_R)
     {
-      /* Segments pay 2r + 1 rows to start: keep that a fraction. */
-      int  seg_h = 64 + 4 * r;
+      /* Segments pay 2r + 1 rows of column sums to start (loads and
+       * adds only, far cheaper than an output row), against enough
+       * blocks for the GPU at 1080p. */
+      int  seg_h = 32 + 2 * r;
       dim3 grid (gpufx_cuda_div_up (out.w, KUWA_FT - 2 * r),
                  gpufx_cuda_div_up (out.h, seg_h));
 

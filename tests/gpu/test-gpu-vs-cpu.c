@@ -11,7 +11,8 @@
  * compute-sanitizer.  VERBOSE=1 prints every comparison with its time.
  * The shared-memory caps case sets GPUFX_CUDA_SMEM_LIMIT (a testing aid
  * the CUDA backend reads per job) so that the split configurations small
- * GPUs need run here too.
+ * GPUs need run here too; the whole-image case sets GPUFX_CUDA_BAND_ROWS
+ * and GPUFX_CUDA_MEM_LIMIT (two more) for many bands and for no room.
  */
 #include "gpufx.h"
 
@@ -23,6 +24,7 @@
 
 static int                n_fail, n_run;
 static bool               quick;
+static bool               pinned_io; /* input and CUDA output page-locked */
 static unsigned long long rng = 88172645463325252ULL;
 
 static double
@@ -58,6 +60,36 @@ image_new (Shape s)
   return p;
 }
 
+/* n floats, zeroed; page-locked from the engine's pool when pinned_io
+ * (which locks only blocks of 2 MiB or more: ask for that much). */
+static float *
+buffer_new (size_t n)
+{
+  size_t bytes = sizeof (float) * (n ? n : 1);
+  float *p;
+
+  if (! pinned_io)
+    return calloc (n ? n : 1, sizeof (float));
+  p = gpufx_host_alloc (bytes > (2 << 20) ? bytes : 2 << 20,
+                        GPUFX_BACKEND_CUDA);
+  if (! p)
+    {
+      printf ("FAIL: no page-locked memory for %zu bytes\n", bytes);
+      exit (1);
+    }
+  memset (p, 0, bytes);
+  return p;
+}
+
+static void
+buffer_free (float *p)
+{
+  if (pinned_io)
+    gpufx_host_free (p);
+  else
+    free (p);
+}
+
 static GpufxImage
 view (float *p, Shape s)
 {
@@ -78,9 +110,9 @@ check_region (const char        *what,
   Shape        ss = { sr.width, sr.height, s.ch, s.alpha };
   Shape        ds = { dr.width, dr.height, s.ch, s.alpha };
   float       *img = image_new (s);
-  float       *src = malloc (sizeof (float) * ss.w * ss.h * s.ch);
+  float       *src = buffer_new ((size_t) ss.w * ss.h * s.ch);
   float       *a = calloc ((size_t) ds.w * ds.h * s.ch, sizeof (float));
-  float       *b = calloc ((size_t) ds.w * ds.h * s.ch, sizeof (float));
+  float       *b = buffer_new ((size_t) ds.w * ds.h * s.ch);
   GpufxImage   vs, va, vb;
   GpufxOptions o;
   GpufxReport  ra, rb;
@@ -151,9 +183,9 @@ check_region (const char        *what,
             now_ms () - t0);
 out:
   free (img);
-  free (src);
+  buffer_free (src);
   free (a);
-  free (b);
+  buffer_free (b);
 }
 
 static void
@@ -305,26 +337,24 @@ test_kuwahara (void)
     }
 }
 
-/* Regions and bands: a sub-rectangle, and small forced bands. */
+/* What the band tests share: a 150 x 260 RGBA image (quick, for the
+ * sanitizers: shorter, so that the small bands, each of which filters the
+ * Gaussian's whole input height again, stay cheap under racecheck), a
+ * region of it, and six filters: a 5 x 7 matrix, a Gaussian whose columns
+ * are a sum of cosines, Sobel, Kuwahara, a rank-1 9 x 5 matrix and a
+ * Gaussian of taps. */
 static void
-test_regions_and_bands (void)
+band_cases (GpufxFilter f[6], Shape *s, GpufxRect *dr, GpufxRect *whole)
 {
-  GpufxFilter f[4];
-  Shape       s = { 150, 260, 4, 3 };
-  GpufxRect   dr = { 17, 33, 101, 190 };
-  GpufxRect   whole = { 0, 0, 150, 260 };
-  char        what[96];
-
-  /* Quick (the sanitizers): shorter, so that the small bands, each of
-   * which filters the Gaussian's whole input height again, stay cheap
-   * under racecheck. */
+  *s = (Shape){ 150, 260, 4, 3 };
+  *dr = (GpufxRect){ 17, 33, 101, 190 };
+  *whole = (GpufxRect){ 0, 0, 150, 260 };
   if (quick)
     {
-      s.h = whole.height = 90;
-      dr.y = 13;
-      dr.height = 60;
+      s->h = whole->height = 90;
+      dr->y = 13;
+      dr->height = 60;
     }
-
   random_matrix (&f[0], 5, 7, false);
   gpufx_filter_init (&f[1], GPUFX_FILTER_GAUSSIAN_BLUR);
   f[1].gaussian.std_dev_x = 3;
@@ -332,6 +362,23 @@ test_regions_and_bands (void)
   gpufx_filter_init (&f[2], GPUFX_FILTER_SOBEL);
   gpufx_filter_init (&f[3], GPUFX_FILTER_KUWAHARA);
   f[3].kuwahara.radius = 6;
+  random_matrix (&f[4], 9, 5, true);
+  gpufx_filter_init (&f[5], GPUFX_FILTER_GAUSSIAN_BLUR);
+  f[5].gaussian.std_dev_x = 2;
+  f[5].gaussian.std_dev_y = 10;
+}
+
+/* Regions and bands: a sub-rectangle, and small forced bands (with
+ * halos: the layout for images that do not fit the device). */
+static void
+test_regions_and_bands (void)
+{
+  GpufxFilter f[6];
+  Shape       s;
+  GpufxRect   dr, whole;
+  char        what[96];
+
+  band_cases (f, &s, &dr, &whole);
   for (int k = 0; k < 4; k++)
     for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
       {
@@ -345,6 +392,50 @@ test_regions_and_bands (void)
         snprintf (what, sizeof what, "%s region small bands %s",
                   gpufx_filter_name (f[k].kind), gpufx_border_name (b));
         check_region (what, &f[k], s, dr, 200 * 1024);
+      }
+}
+
+/* The whole image on the device (the default where it fits) in bands of
+ * 7 rows, so that uploads, row passes as rows arrive, column passes and
+ * downloads interleave, from plain and from page-locked memory; and with
+ * no room for the whole image, the fallback to bands with halos. */
+static void
+test_whole (void)
+{
+  GpufxFilter f[6];
+  Shape       s;
+  GpufxRect   dr, whole;
+  char        what[96];
+
+  band_cases (f, &s, &dr, &whole);
+  for (int k = 0; k < 6; k++)
+    for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
+      {
+        const char *name = gpufx_filter_name (f[k].kind);
+
+        f[k].border = (GpufxBorder) b;
+        setenv ("GPUFX_CUDA_BAND_ROWS", "7", 1);
+        snprintf (what, sizeof what, "%s %d whole, 7-row bands %s", name, k,
+                  gpufx_border_name (b));
+        check_region (what, &f[k], s, whole, 0);
+        pinned_io = true;
+        snprintf (what, sizeof what, "%s %d whole, 7-row bands, pinned %s",
+                  name, k, gpufx_border_name (b));
+        check_region (what, &f[k], s, whole, 0);
+        snprintf (what, sizeof what, "%s %d region, 7-row bands, pinned %s",
+                  name, k, gpufx_border_name (b));
+        check_region (what, &f[k], s, dr, 0);
+        pinned_io = false;
+        unsetenv ("GPUFX_CUDA_BAND_ROWS");
+        if (k != 0 && k != 2)
+          continue;
+        /* No room for the whole image (256 KiB "free"): bands with halos,
+         * sized from free memory. */
+        setenv ("GPUFX_CUDA_MEM_LIMIT", "262144", 1);
+        snprintf (what, sizeof what, "%s no room %s", name,
+                  gpufx_border_name (b));
+        check_region (what, &f[k], s, whole, 0);
+        unsetenv ("GPUFX_CUDA_MEM_LIMIT");
       }
 }
 
@@ -461,34 +552,42 @@ test_cancel (void)
   gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
   gpufx_options_init (&o);
   o.backend = GPUFX_BACKEND_CUDA;
-  o.cuda_band_bytes = 64 * 1024;
-  o.progress = cancel_at_half;
-  o.progress_data = &calls;
-  st = gpufx_run (&f, &va, &vb, &o, &r);
-  n_run++;
-  if (st != GPUFX_ERROR_CANCELLED || calls < 2)
+  /* Bands with halos (forced small), then the whole image in 8-row bands. */
+  for (int whole = 0; whole < 2; whole++)
     {
-      printf ("FAIL cancel: %s after %d progress calls\n",
-              gpufx_status_message (st), calls);
-      n_fail++;
-    }
-  /* The context must still work after a cancel. */
-  o.progress = NULL;
-  st = gpufx_run (&f, &va, &vb, &o, &r);
-  n_run++;
-  if (st != GPUFX_OK)
-    {
-      printf ("FAIL run after cancel: %s (%s)\n", gpufx_status_message (st),
-              r.message);
-      n_fail++;
+      o.cuda_band_bytes = whole ? 0 : 64 * 1024;
+      if (whole)
+        setenv ("GPUFX_CUDA_BAND_ROWS", "8", 1);
+      calls = 0;
+      o.progress = cancel_at_half;
+      o.progress_data = &calls;
+      st = gpufx_run (&f, &va, &vb, &o, &r);
+      n_run++;
+      if (st != GPUFX_ERROR_CANCELLED || calls < 2)
+        {
+          printf ("FAIL cancel (whole %d): %s after %d progress calls\n", whole,
+                  gpufx_status_message (st), calls);
+          n_fail++;
+        }
+      /* The context must still work after a cancel. */
+      o.progress = NULL;
+      st = gpufx_run (&f, &va, &vb, &o, &r);
+      n_run++;
+      if (st != GPUFX_OK)
+        {
+          printf ("FAIL run after cancel (whole %d): %s (%s)\n", whole,
+                  gpufx_status_message (st), r.message);
+          n_fail++;
+        }
+      unsetenv ("GPUFX_CUDA_BAND_ROWS");
     }
   free (a);
   free (b);
 }
 
 /* --only GROUP runs one group of comparisons (convolve, gaussian, sobel,
- * kuwahara, regions, smem, large, cancel): a sanitizer that is too slow for
- * the whole set can still cover the group a change touched. */
+ * kuwahara, regions, whole, smem, large, cancel): a sanitizer that is too slow
+ * for the whole set can still cover the group a change touched. */
 static const char *only;
 
 static bool
@@ -523,6 +622,8 @@ main (int argc, char **argv)
     test_kuwahara ();
   if (wanted ("regions"))
     test_regions_and_bands ();
+  if (wanted ("whole"))
+    test_whole ();
   if (wanted ("smem"))
     test_smem_caps ();
   if (! quick && wanted ("large"))
