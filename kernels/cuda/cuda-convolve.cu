@@ -67,11 +67,14 @@ conv_align16 (size_t bytes)
 }
 
 /* One pixel from global to shared memory, asynchronously where the
- * pixel is 4, 8 or 16 bytes (cp.async; conv_copy_wait waits for all). */
+ * pixel is 4, 8 or 16 bytes (cp.async; conv_copy_wait waits for all).
+ * cp.async needs sm_80; older GPUs (sm_75 in the default build) copy
+ * through registers. */
 template <int C>
 static __device__ __forceinline__ void
 conv_copy (ConvPix<C> *dst, const float *src)
 {
+#if __CUDA_ARCH__ >= 800
   if (C == 3)
     *dst = *(const ConvPix<C> *) src;
   else
@@ -80,12 +83,17 @@ conv_copy (ConvPix<C> *dst, const float *src)
                  : "r"((unsigned) __cvta_generic_to_shared (dst)), "l"(src),
                    "n"(C == 3 ? 4 : (int) sizeof (ConvPix<C>))
                  : "memory");
+#else
+  *dst = *(const ConvPix<C> *) src;
+#endif
 }
 
 static __device__ __forceinline__ void
 conv_copy_wait (void)
 {
+#if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
 }
 
 /* MW: the matrix width when known at compile time (0: any), so that the
