@@ -16,6 +16,10 @@
  */
 #include "cuda-internal.h"
 
+#include <algorithm>
+#include <atomic>
+#include <stdint.h>
+
 #define KUWA_SEG 128
 
 /* V: the gray value, or max(R, G, B) of the first three colour channels. */
@@ -176,219 +180,291 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
 }
 
 /* The fused path (r <= KUWA_FUSED_MAX_R): one pass, nothing in global
- * memory but the image.  A block of KUWA_FT threads owns KUWA_FT tile
- * columns (image columns x0 - r .. x0 - r + KUWA_FT - 1, giving
- * KUWA_FT - 2r outputs) and a segment of output rows.  Each thread keeps,
- * in double, its column's sums of (channels, V, V^2) over the rows
- * y - r .. y (set A) and y .. y + r (set B), sliding them down one row per
- * step as the CPU does.  Per row, prefix sums of both sets within each
- * warp (shuffles; V and V^2 in double, the channels in float) give every
- * (r+1)-wide box, r < 32, from at most two warps' segments, so the cost
- * per output does not grow with r and there is no block-wide scan.  The
- * pick uses the CPU's exact tie rule on double sums. */
-#define KUWA_FT          256
+ * memory but the image.  A block of nw warps (kuwa_plan picks 8, 4 or 2)
+ * owns TW = 64 nw tile columns (image columns x0 - r .. x0 - r + TW - 1,
+ * giving TW - 2r outputs) and a segment of output rows.  Each lane owns
+ * two adjacent tile columns, of which it keeps the sums of (channels, V,
+ * V^2) over the rows y - r .. y (set A) and y .. y + r (set B), sliding
+ * them down one row per step as the CPU does: V and V^2 in double, the
+ * channels in float.  Per row, prefix sums of both sets within each
+ * warp's 64 columns (the lane's pair sum scanned by shuffles: half the
+ * shuffles per output of one column per lane; V and V^2 in double, the
+ * channels in float) give every (r+1)-wide box, r < 64, from at most two
+ * warps' segments, so the cost per output does not grow with r and there
+ * is no block-wide scan.  Then each lane picks for tile columns lane and
+ * lane + 32 of its warp's 64, with the CPU's exact tie rule on double
+ * sums.  The float channel sums (sliding over at most seg_h rows, prefix
+ * over 64 columns) stayed within 6e-6 of the double-sliding kernel before
+ * on a 4K image at r = 1 (less at larger r). */
+#define KUWA_NT          256
 #define KUWA_FUSED_MAX_R 30
 
-/* The pixel at (xi, y) of the image, border mapped (zero outside). */
-template <int C>
-__device__ __forceinline__ void
-kuwa_load (const CudaGeom &g, const CudaPlane &in, int xi, int y, float *p)
+/* The input row y, border mapped (NULL: zero outside). */
+__device__ __forceinline__ const float *
+kuwa_row (const CudaGeom &g, const CudaPlane &in, int y)
 {
   int yi = gpufx_border_index (y, g.image_h, g.border);
 
-  if (xi >= 0 && yi >= 0)
-    gpufx_cuda_ldg_pixel<C> (in.p + (ptrdiff_t) (yi - in.y0) * in.pitch
-                               + (ptrdiff_t) (xi - in.x0) * C,
-                             p);
+  return yi >= 0 ? in.p + (ptrdiff_t) (yi - in.y0) * in.pitch : NULL;
+}
+
+/* The pixel at column xi (border mapped, < 0: zero) of a row. */
+template <int C>
+__device__ __forceinline__ void
+kuwa_load (const CudaPlane &in, const float *row, int xi, float *p)
+{
+  if (row && xi >= 0)
+    gpufx_cuda_ldg_pixel<C> (row + (ptrdiff_t) (xi - in.x0) * C, p);
   else
 #pragma unroll
     for (int c = 0; c < C; c++)
       p[c] = 0.0f;
 }
 
-/* (channels, V, V^2) of a pixel, in double. */
-template <int C>
-__device__ __forceinline__ void
-kuwa_vals (const float *p, int alpha, double *v)
-{
-  const int NS = C + 2;
-  float     val = kuwa_value<C> (p, alpha);
-
-#pragma unroll
-  for (int c = 0; c < C; c++)
-    v[c] = p[c];
-  v[NS - 2] = val;
-  v[NS - 1] = (double) val * val;
-}
-
-/* Box sum over columns lo .. hi (hi - lo <= 30) from prefix sums that
+/* Box sum over columns lo .. hi (hi - lo < 64) from prefix sums that
  * restart at every warp's first column (p[k]: the sum of columns
- * k & ~31 .. k), so a box spans at most two segments. */
+ * k & ~63 .. k), so a box spans at most two segments. */
 template <typename T>
 __device__ __forceinline__ T
 kuwa_box (const T *p, int lo, int hi)
 {
   /* Without branches: at large r most boxes span two segments, and lanes
    * that took different paths ran both. */
-  T e = (lo >> 5) != (hi >> 5) ? p[lo | 31] : (T) 0;
-  T f = (lo & 31) ? p[lo - 1] : (T) 0;
+  T e = (lo >> 6) != (hi >> 6) ? p[lo | 63] : (T) 0;
+  T f = (lo & 63) ? p[lo - 1] : (T) 0;
 
   return p[hi] + (e - f);
 }
 
+/* A lane's sums of one set for its two columns: V, V^2 and the channels. */
+template <int C> struct KuwaSums
+{
+  double v[2][2]; /* [column][V, V^2] */
+  float  c[2][C]; /* [column][channel] */
+};
+
+/* s += pixel p (sign +1) or -= it, for column j. */
+template <int C>
+__device__ __forceinline__ void
+kuwa_add (KuwaSums<C> &s, int j, const float *p, int alpha)
+{
+  double val = kuwa_value<C> (p, alpha);
+
+  s.v[j][0] += val;
+  s.v[j][1] += val * val;
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    s.c[j][c] += p[c];
+}
+
+/* s += pixel p - pixel u for column j, as the CPU slides (the difference
+ * of the exact double values, then one addition). */
+template <int C>
+__device__ __forceinline__ void
+kuwa_slide (KuwaSums<C> &s, int j, const float *p, const float *u, int alpha)
+{
+  double vp = kuwa_value<C> (p, alpha), vu = kuwa_value<C> (u, alpha);
+
+  s.v[j][0] += vp - vu;
+  s.v[j][1] += fma (-vu, vu, vp * vp);
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    s.c[j][c] += p[c] - u[c];
+}
+
+/* Inclusive prefix over the warp of x; returns it. */
+template <typename T>
+__device__ __forceinline__ T
+kuwa_scan (T x, int lane)
+{
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1)
+    {
+      T t = __shfl_up_sync (0xffffffffu, x, off);
+
+      if (lane >= off)
+        x += t;
+    }
+  return x;
+}
+
+/* One output pixel; vec: one vector store where C is 4 or 2 (the plane
+ * aligned to the pixel). */
+template <int C>
+__device__ __forceinline__ void
+kuwa_store_pixel (float *d, const float *v, bool vec)
+{
+  if (C == 4 && vec)
+    *(float4 *) d = make_float4 (v[0], v[1 % C], v[2 % C], v[3 % C]);
+  else if (C == 2 && vec)
+    *(float2 *) d = make_float2 (v[0], v[1 % C]);
+  else
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      d[c] = v[c];
+}
+
+/* Dynamic shared memory of a block of nt threads: per buffer (2) and set
+ * (2), the prefix sums of V and V^2 (double) and of the channels. */
+static size_t
+kuwa_fused_smem (int nt, int channels)
+{
+  return (size_t) 4 * 2 * nt
+         * (2 * sizeof (double) + channels * sizeof (float));
+}
+
 template <int C>
 __global__ void
-__launch_bounds__ (KUWA_FT, 3)
+__launch_bounds__ (KUWA_NT, 2)
   kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
 {
-  const int NS = C + 2;
-  /* Per row, prefix sums restarting per warp (no block-wide scan): V and
-   * V^2 in double, the channels in float (over 32 columns at most: the
-   * gpu suite's worst difference from the CPU is 1.6e-6, at r = 1); two
-   * buffers, alternating by row, so one barrier per row suffices. */
-  __shared__ double pv[2][2][2][KUWA_FT]; /* [buffer][set][V, V^2][col] */
-  __shared__ float  pc[2][2][C][KUWA_FT]; /* [buffer][set][channel][col] */
-  const int         q = threadIdx.x, lane = q & 31;
-  const int         tw = KUWA_FT - 2 * r; /* outputs per block */
-  const int         ox = blockIdx.x * tw; /* first output column */
-  const int         y_begin = blockIdx.y * seg_h;
-  const int         y_end = min (y_begin + seg_h, out.h);
-  const int         need_x0 = out.x0 - r, need_x1 = out.x0 + out.w - 1 + r;
-  const int         need_y1 = out.y0 + out.h - 1 + r;
-  const int         ix = min (out.x0 + ox - r + q, need_x1);
-  const int    xi = gpufx_border_index (max (ix, need_x0), g.image_w, g.border);
+  extern __shared__ double kuwa_smem[];
+  const int                tw_all = 2 * blockDim.x; /* tile columns */
+  const int                q = threadIdx.x, lane = q & 31, w0 = q & ~31;
+  const int                c0 = 2 * q;           /* 64 w + 2 lane */
+  const int                tw = tw_all - 2 * r;  /* outputs */
+  const int                ox = blockIdx.x * tw; /* first output column */
+  const int                y_begin = blockIdx.y * seg_h;
+  const int                y_end = min (y_begin + seg_h, out.h);
+  const int    need_x0 = out.x0 - r, need_x1 = out.x0 + out.w - 1 + r;
+  const int    need_y1 = out.y0 + out.h - 1 + r;
   const double inv_n = 1.0 / ((double) (r + 1) * (r + 1));
-  double       a[NS], b[NS], v[NS];
+  const float  inv_nf = (float) inv_n;
+  const bool   vec
+    = ((uintptr_t) out.p & (sizeof (float) * C - 1)) == 0 && out.pitch % C == 0;
+  /* [buffer][set][V, V^2][column] then [buffer][set][channel][column] */
+  double     *pv = kuwa_smem;
+  float      *pc = (float *) (pv + 8 * tw_all);
+  int         xi[2];
+  KuwaSums<C> s[2]; /* A, B */
 
 #pragma unroll
-  for (int k = 0; k < NS; k++)
-    a[k] = b[k] = 0.0;
+  for (int j = 0; j < 2; j++)
+    {
+      int ix = min (out.x0 + ox - r + c0 + j, need_x1);
+
+      xi[j] = gpufx_border_index (max (ix, need_x0), g.image_w, g.border);
+#pragma unroll
+      for (int k = 0; k < 2; k++)
+        s[0].v[j][k] = s[1].v[j][k] = 0.0;
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        s[0].c[j][c] = s[1].c[j][c] = 0.0f;
+    }
   /* Start: A = rows y - r .. y, B = rows y .. y + r, y = first row. */
   {
     const int y = out.y0 + y_begin;
 
-#pragma unroll 4
+#pragma unroll 2
     for (int d = -r; d <= r; d++)
       {
-        float p[C];
+        const float *row = kuwa_row (g, in, min (y + d, need_y1));
+        float        p[2][C];
 
-        kuwa_load<C> (g, in, xi, min (y + d, need_y1), p);
-        kuwa_vals<C> (p, g.alpha, v);
-        if (d <= 0)
 #pragma unroll
-          for (int k = 0; k < NS; k++)
-            a[k] += v[k];
-        if (d >= 0)
+        for (int j = 0; j < 2; j++)
+          kuwa_load<C> (in, row, xi[j], p[j]);
 #pragma unroll
-          for (int k = 0; k < NS; k++)
-            b[k] += v[k];
+        for (int j = 0; j < 2; j++)
+          {
+            if (d <= 0)
+              kuwa_add<C> (s[0], j, p[j], g.alpha);
+            if (d >= 0)
+              kuwa_add<C> (s[1], j, p[j], g.alpha);
+          }
       }
   }
 
-  /* The next row's four pixels (A: + row y, - row y - r - 1; B: + row
-   * y + r, - row y - 1) load one row ahead, so that their latency hides
-   * behind this row's scan and pick. */
-  float nx[4][C];
-  auto  fetch = [&] (int yy) {
-    const int y = out.y0 + yy;
+  /* The next row's pixels (A: + row y, - row y - r - 1; B: + row y + r,
+   * - row y - 1) load one row ahead, so that their latency hides behind
+   * this row's scan and pick.  Row y - 1 is the row before's y. */
+  float nx[4][2][C];
+  auto  fetch = [&] (int yy, bool first) {
+    const int    y = out.y0 + yy;
+    const float *r0 = kuwa_row (g, in, y);
+    const float *r1 = kuwa_row (g, in, y - r - 1);
+    const float *r2 = kuwa_row (g, in, min (y + r, need_y1));
+    const float *r3 = first ? kuwa_row (g, in, y - 1) : NULL;
 
-    kuwa_load<C> (g, in, xi, y, nx[0]);
-    kuwa_load<C> (g, in, xi, y - r - 1, nx[1]);
-    kuwa_load<C> (g, in, xi, min (y + r, need_y1), nx[2]);
-    kuwa_load<C> (g, in, xi, y - 1, nx[3]);
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+      {
+        if (first)
+          kuwa_load<C> (in, r3, xi[j], nx[3][j]);
+        else
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            nx[3][j][c] = nx[0][j][c];
+        kuwa_load<C> (in, r0, xi[j], nx[0][j]);
+        kuwa_load<C> (in, r1, xi[j], nx[1][j]);
+        kuwa_load<C> (in, r2, xi[j], nx[2][j]);
+      }
   };
 
   if (y_begin + 1 < y_end)
-    fetch (y_begin + 1);
+    fetch (y_begin + 1, true);
   for (int yy = y_begin; yy < y_end; yy++)
     {
       const int buf = (yy - y_begin) & 1;
 
       if (yy > y_begin)
         {
-          double u[NS];
-
-          kuwa_vals<C> (nx[0], g.alpha, v);
-          kuwa_vals<C> (nx[1], g.alpha, u);
 #pragma unroll
-          for (int k = 0; k < NS; k++)
-            a[k] += v[k] - u[k];
-          kuwa_vals<C> (nx[2], g.alpha, v);
-          kuwa_vals<C> (nx[3], g.alpha, u);
-#pragma unroll
-          for (int k = 0; k < NS; k++)
-            b[k] += v[k] - u[k];
+          for (int j = 0; j < 2; j++)
+            {
+              kuwa_slide<C> (s[0], j, nx[0][j], nx[1][j], g.alpha);
+              kuwa_slide<C> (s[1], j, nx[2][j], nx[3][j], g.alpha);
+            }
           if (yy + 1 < y_end)
-            fetch (yy + 1);
+            fetch (yy + 1, false);
         }
 
-      /* Inclusive prefix within the warp of both sets. */
-      double sv[2][2];
-      float  sc[2][C];
-
-#pragma unroll
-      for (int k = 0; k < 2; k++)
-        {
-          sv[0][k] = a[C + k];
-          sv[1][k] = b[C + k];
-        }
-#pragma unroll
-      for (int c = 0; c < C; c++)
-        {
-          sc[0][c] = (float) a[c];
-          sc[1][c] = (float) b[c];
-        }
-#pragma unroll
-      for (int off = 1; off < 32; off <<= 1)
-#pragma unroll
-        for (int set = 0; set < 2; set++)
-          {
-            double t[2];
-            float  tc[C];
-
-#pragma unroll
-            for (int k = 0; k < 2; k++)
-              t[k] = __shfl_up_sync (0xffffffffu, sv[set][k], off);
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              tc[c] = __shfl_up_sync (0xffffffffu, sc[set][c], off);
-            if (lane >= off)
-              {
-#pragma unroll
-                for (int k = 0; k < 2; k++)
-                  sv[set][k] += t[k];
-#pragma unroll
-                for (int c = 0; c < C; c++)
-                  sc[set][c] += tc[c];
-              }
-          }
+        /* Prefix within the warp's 64 columns of both sets: the lane's pair
+         * sum scanned, then the first column's as that minus the second. */
 #pragma unroll
       for (int set = 0; set < 2; set++)
         {
 #pragma unroll
           for (int k = 0; k < 2; k++)
-            pv[buf][set][k][q] = sv[set][k];
+            {
+              double hi = kuwa_scan (s[set].v[0][k] + s[set].v[1][k], lane);
+
+              *(double2 *) (pv + ((buf * 2 + set) * 2 + k) * tw_all + c0)
+                = make_double2 (hi - s[set].v[1][k], hi);
+            }
 #pragma unroll
           for (int c = 0; c < C; c++)
-            pc[buf][set][c][q] = sc[set][c];
+            {
+              float hi = kuwa_scan (s[set].c[0][c] + s[set].c[1][c], lane);
+
+              *(float2 *) (pc + ((buf * 2 + set) * C + c) * tw_all + c0)
+                = make_float2 (hi - s[set].c[1][c], hi);
+            }
         }
       __syncthreads ();
 
-      if (q < tw && ox + q < out.w)
+#pragma unroll
+      for (int h = 0; h < 2; h++)
         {
-          /* Tile column q is image column x - r: the box of columns
-           * x - r .. x is q .. q + r, x .. x + r is q + r .. q + 2r. */
+          /* Tile column t is image column x - r: the box of columns
+           * x - r .. x is t .. t + r, x .. x + r is t + r .. t + 2r. */
+          const int t = 2 * w0 + 32 * h + lane;
+
+          if (t >= tw || ox + t >= out.w)
+            continue;
+
           int    best = 0;
           double best_var = 0, best_ev2 = 0;
 
 #pragma unroll
           for (int i = 0; i < 4; i++)
             {
-              const int set = i >> 1, l = q + (i & 1) * r;
-              double    s1 = kuwa_box (pv[buf][set][0], l, l + r);
-              double    s2 = kuwa_box (pv[buf][set][1], l, l + r);
-              double    mean = s1 * inv_n, ev2 = s2 * inv_n;
-              double    var = ev2 - mean * mean;
+              const int     set = i >> 1, l = t + (i & 1) * r;
+              const double *p = pv + (buf * 2 + set) * 2 * tw_all;
+              double        s1 = kuwa_box (p, l, l + r);
+              double        s2 = kuwa_box (p + tw_all, l, l + r);
+              double        mean = s1 * inv_n, ev2 = s2 * inv_n;
+              double        var = ev2 - mean * mean;
 
               if (i == 0 || var < best_var - 1e-11 * fabs (best_ev2))
                 {
@@ -397,13 +473,16 @@ __launch_bounds__ (KUWA_FT, 3)
                   best_ev2 = ev2;
                 }
             }
-          const int set = best >> 1, l = q + (best & 1) * r;
-          float    *d
-            = out.p + (ptrdiff_t) yy * out.pitch + (ptrdiff_t) (ox + q) * C;
+          const int    set = best >> 1, l = t + (best & 1) * r;
+          const float *p = pc + (buf * 2 + set) * C * tw_all;
+          float        o[C];
 
 #pragma unroll
           for (int c = 0; c < C; c++)
-            d[c] = (float) (kuwa_box (pc[buf][set][c], l, l + r) * inv_n);
+            o[c] = kuwa_box (p + c * tw_all, l, l + r) * inv_nf;
+          kuwa_store_pixel<C> (out.p + (ptrdiff_t) yy * out.pitch
+                                 + (ptrdiff_t) (ox + t) * C,
+                               o, vec);
         }
       /* (no second barrier: the next row writes the other buffer) */
     }
@@ -422,6 +501,39 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
          * ((size_t) h + 2 * radius + (size_t) h + radius);
 }
 
+/* The fused pass's plan for blocks of nw warps (64 nw tile columns,
+ * 64 nw - 2r outputs), per_sm of them resident per SM (0: unknown): the
+ * block columns, the rows per block, and the modelled time.  Segments pay
+ * 2r + 1 rows of column sums to start (loads and adds only: rated 0.15 of
+ * an output row): 32 + 2r rows, then as many as make whole waves of
+ * blocks on the GPU (at least 16 + r, for small bands).  The time is the
+ * busiest SM's tile columns times rows, with 1.5% more per warp of a block
+ * (at equal work, 4-warp blocks ran 4-6% faster than 8-warp ones; H100,
+ * 4K and 1080p, r = 1..30: this picked the fastest of 2, 4 and 8 warps
+ * or one within 1-2%). */
+static double
+kuwa_plan (int w, int h, int r, int nw, int per_sm, int *nbx, int *seg_h)
+{
+  const int sms = std::max (gpufx_cuda_limits.sm_count, 1);
+  int       sh = 32 + 2 * r;
+  long      nb;
+
+  *nbx = gpufx_cuda_div_up (w, 64 * nw - 2 * r);
+  if (per_sm > 0 && gpufx_cuda_limits.sm_count > 0)
+    {
+      long slots = (long) per_sm * sms;
+      long waves = std::max (
+        1L, ((long) *nbx * gpufx_cuda_div_up (h, sh) + slots / 2) / slots);
+      int nby = (int) std::max (1L, waves * slots / *nbx);
+
+      sh = std::max ((int) gpufx_cuda_div_up (h, nby), std::min (sh, 16 + r));
+    }
+  *seg_h = sh;
+  nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
+  return (double) ((nb + sms - 1) / sms) * 64 * nw
+         * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * (200 + 3 * nw);
+}
+
 template <int C>
 static cudaError_t
 kuwa_launch (const CudaGeom  &g,
@@ -433,14 +545,53 @@ kuwa_launch (const CudaGeom  &g,
 {
   if (r <= KUWA_FUSED_MAX_R)
     {
-      /* Segments pay 2r + 1 rows of column sums to start (loads and
-       * adds only, far cheaper than an output row), against enough
-       * blocks for the GPU at 1080p. */
-      int  seg_h = 32 + 2 * r;
-      dim3 grid (gpufx_cuda_div_up (out.w, KUWA_FT - 2 * r),
-                 gpufx_cuda_div_up (out.h, seg_h));
+      /* Blocks of 8, 4 or 2 warps (fewer where the shared memory budget
+       * asks), whichever kuwa_plan rates fastest; the occupancy of each
+       * size is asked once (per channel count). */
+      static std::atomic<int>    per_sm_of[KUWA_NT / 32 + 1];
+      static std::atomic<size_t> allowed; /* dynamic shared memory set */
+      static const int           sizes[] = { KUWA_NT / 32, 4, 2 };
+      int         nw_max = KUWA_NT / 32, nw = 0, nbx = 0, seg_h = 0;
+      double      best = 0;
+      cudaError_t err;
 
-      kuwa_fused<C><<<grid, KUWA_FT, 0, stream>>> (g, in, out, r, seg_h);
+      while (nw_max > 1
+             && kuwa_fused_smem (32 * nw_max, C)
+                  > (size_t) gpufx_cuda_limits.smem)
+        nw_max--;
+      if (kuwa_fused_smem (32 * nw_max, C) > allowed.load ())
+        {
+          if ((err = gpufx_cuda_allow_smem (kuwa_fused<C>,
+                                            kuwa_fused_smem (32 * nw_max, C)))
+              != cudaSuccess)
+            return err;
+          allowed.store (kuwa_fused_smem (32 * nw_max, C));
+        }
+      for (int i = 0; i < 3; i++)
+        {
+          int    k = std::min (sizes[i], nw_max), bx, sh;
+          int    per_sm = per_sm_of[k].load ();
+          double cost;
+
+          if (per_sm == 0
+              && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
+                   &per_sm, kuwa_fused<C>, 32 * k, kuwa_fused_smem (32 * k, C))
+                   == cudaSuccess
+              && per_sm > 0)
+            per_sm_of[k].store (per_sm);
+          cost = kuwa_plan (out.w, out.h, r, k, per_sm, &bx, &sh);
+          if (nw == 0 || cost < best)
+            {
+              nw = k;
+              nbx = bx;
+              seg_h = sh;
+              best = cost;
+            }
+        }
+      dim3   grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
+      size_t smem = kuwa_fused_smem (32 * nw, C);
+
+      kuwa_fused<C><<<grid, 32 * nw, smem, stream>>> (g, in, out, r, seg_h);
       return cudaGetLastError ();
     }
 

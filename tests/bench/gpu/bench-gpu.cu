@@ -330,7 +330,7 @@ run_size (int w, int h)
   }
 
   /* Kuwahara */
-  const int radii[] = { 2, 10, 30 };
+  const int radii[] = { 1, 2, 10, 30 };
   for (int r : radii)
     {
       char        name[64];
