@@ -485,11 +485,9 @@ gpufx_copy_rows (const GpufxJob *job,
                  int             rows)
 {
   CpuRowCopy c = { dst, dst_stride, src, src_stride, row_bytes };
-  /* A thread is worth about 256 KiB: below that, waking it costs more. */
+  /* A thread is worth about 256 KiB: below that, waking it costs more (one
+   * chunk runs on the calling thread alone). */
   int grain = (int) ((size_t) 256 * 1024 / (row_bytes ? row_bytes : 1)) + 1;
 
-  if (rows <= grain)
-    cpu_copy_rows_part (&c, 0, rows);
-  else
-    cpu_parallel_quiet (job, rows, grain, cpu_copy_rows_part, &c);
+  cpu_parallel_quiet (job, rows, grain, cpu_copy_rows_part, &c);
 }
