@@ -180,15 +180,15 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
 }
 
 /* The fused path (r <= KUWA_FUSED_MAX_R): one pass, nothing in global
- * memory but the image.  A block of nw warps (kuwa_plan picks 8, 4 or 2)
+ * memory but the image.  A block of nw warps (kuwa_plan picks 16, 8, 4 or 2)
  * owns TW = 64 nw tile columns (image columns x0 - r .. x0 - r + TW - 1,
  * giving TW - 2r outputs) and a segment of output rows.  Each lane owns
  * two adjacent tile columns, of which it keeps the sums of (channels, V,
  * V^2) over the rows y - r .. y (set A) and y .. y + r (set B), sliding
- * them down one row per step as the CPU does: V and V^2 in double, the
- * channels in float.  Per row, prefix sums of both sets within each
- * warp's 64 columns (the lane's pair sum scanned by shuffles: half the
- * shuffles per output of one column per lane; V and V^2 in double, the
+ * them one row per step (down; up in odd segments) as the CPU does: V and
+ * V^2 in double, the channels in float.  Per row, prefix sums of both sets
+ * within each warp's 64 columns (the lane's pair sum scanned by shuffles: half
+ * the shuffles per output of one column per lane; V and V^2 in double, the
  * channels in float) give every (r+1)-wide box, r < 64, from at most two
  * warps' segments, so the cost per output does not grow with r and there
  * is no block-wide scan.  Then each lane picks for tile columns lane and
@@ -196,7 +196,7 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
  * sums.  The float channel sums (sliding over at most seg_h rows, prefix
  * over 64 columns) stayed within 6e-6 of the double-sliding kernel before
  * on a 4K image at r = 1 (less at larger r). */
-#define KUWA_NT          256
+#define KUWA_NT          512
 #define KUWA_FUSED_MAX_R 30
 
 /* The input row y, border mapped (NULL: zero outside). */
@@ -315,7 +315,7 @@ kuwa_fused_smem (int nt, int channels)
 
 template <int C>
 __global__ void
-__launch_bounds__ (KUWA_NT, 2)
+__launch_bounds__ (KUWA_NT, 1)
   kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
 {
   extern __shared__ double kuwa_smem[];
@@ -326,17 +326,27 @@ __launch_bounds__ (KUWA_NT, 2)
   const int                ox = blockIdx.x * tw; /* first output column */
   const int                y_begin = blockIdx.y * seg_h;
   const int                y_end = min (y_begin + seg_h, out.h);
+  /* Odd segments run upwards, so that two neighbouring segments start at
+   * their common edge together (the 2r + 1 rows that start both read
+   * once from DRAM) and end together at the next. */
+  const bool   up = blockIdx.y & 1;
+  const int    dir = up ? -1 : 1;
+  const int    y_first = up ? y_end - 1 : y_begin;
+  const int    n_rows = y_end - y_begin;
   const int    need_x0 = out.x0 - r, need_x1 = out.x0 + out.w - 1 + r;
   const int    need_y1 = out.y0 + out.h - 1 + r;
   const double inv_n = 1.0 / ((double) (r + 1) * (r + 1));
   const float  inv_nf = (float) inv_n;
   const bool   vec
     = ((uintptr_t) out.p & (sizeof (float) * C - 1)) == 0 && out.pitch % C == 0;
-  /* [buffer][set][V, V^2][column] then [buffer][set][channel][column] */
+  /* [buffer][set][V, V^2][column] then [buffer][set][channel][column].
+   * The registers hold the trailing set (s[0]: A going down, B going up)
+   * and the leading one (s[1]); slot set ^ up of a buffer is A (0) or B
+   * (1). */
   double     *pv = kuwa_smem;
   float      *pc = (float *) (pv + 8 * tw_all);
   int         xi[2];
-  KuwaSums<C> s[2]; /* A, B */
+  KuwaSums<C> s[2]; /* trailing, leading */
 
 #pragma unroll
   for (int j = 0; j < 2; j++)
@@ -353,7 +363,7 @@ __launch_bounds__ (KUWA_NT, 2)
     }
   /* Start: A = rows y - r .. y, B = rows y .. y + r, y = first row. */
   {
-    const int y = out.y0 + y_begin;
+    const int y = out.y0 + y_first;
 
 #pragma unroll 2
     for (int d = -r; d <= r; d++)
@@ -367,24 +377,26 @@ __launch_bounds__ (KUWA_NT, 2)
 #pragma unroll
         for (int j = 0; j < 2; j++)
           {
-            if (d <= 0)
+            if (up ? d >= 0 : d <= 0)
               kuwa_add<C> (s[0], j, p[j], g.alpha);
-            if (d >= 0)
+            if (up ? d <= 0 : d >= 0)
               kuwa_add<C> (s[1], j, p[j], g.alpha);
           }
       }
   }
 
-  /* The next row's pixels (A: + row y, - row y - r - 1; B: + row y + r,
-   * - row y - 1) load one row ahead, so that their latency hides behind
-   * this row's scan and pick.  Row y - 1 is the row before's y. */
+  /* The next row's pixels load one row ahead, so that their latency
+   * hides behind this row's scan and pick: going down (up), the trailing
+   * set A (B) adds row y and drops y - r - 1 (y + r + 1), the leading set
+   * B (A) adds y + r (y - r) and drops y - 1 (y + 1), the row before's
+   * y. */
   float nx[4][2][C];
   auto  fetch = [&] (int yy, bool first) {
     const int    y = out.y0 + yy;
     const float *r0 = kuwa_row (g, in, y);
-    const float *r1 = kuwa_row (g, in, y - r - 1);
-    const float *r2 = kuwa_row (g, in, min (y + r, need_y1));
-    const float *r3 = first ? kuwa_row (g, in, y - 1) : NULL;
+    const float *r1 = kuwa_row (g, in, y - dir * (r + 1));
+    const float *r2 = kuwa_row (g, in, up ? y - r : min (y + r, need_y1));
+    const float *r3 = first ? kuwa_row (g, in, y - dir) : NULL;
 
 #pragma unroll
     for (int j = 0; j < 2; j++)
@@ -401,13 +413,14 @@ __launch_bounds__ (KUWA_NT, 2)
       }
   };
 
-  if (y_begin + 1 < y_end)
-    fetch (y_begin + 1, true);
-  for (int yy = y_begin; yy < y_end; yy++)
+  if (n_rows > 1)
+    fetch (y_first + dir, true);
+  for (int k_row = 0; k_row < n_rows; k_row++)
     {
-      const int buf = (yy - y_begin) & 1;
+      const int yy = y_first + dir * k_row;
+      const int buf = k_row & 1;
 
-      if (yy > y_begin)
+      if (k_row > 0)
         {
 #pragma unroll
           for (int j = 0; j < 2; j++)
@@ -415,8 +428,8 @@ __launch_bounds__ (KUWA_NT, 2)
               kuwa_slide<C> (s[0], j, nx[0][j], nx[1][j], g.alpha);
               kuwa_slide<C> (s[1], j, nx[2][j], nx[3][j], g.alpha);
             }
-          if (yy + 1 < y_end)
-            fetch (yy + 1, false);
+          if (k_row + 1 < n_rows)
+            fetch (yy + dir, false);
         }
 
         /* Prefix within the warp's 64 columns of both sets: the lane's pair
@@ -424,12 +437,14 @@ __launch_bounds__ (KUWA_NT, 2)
 #pragma unroll
       for (int set = 0; set < 2; set++)
         {
+          const int slot = buf * 2 + (set ^ (int) up);
+
 #pragma unroll
           for (int k = 0; k < 2; k++)
             {
               double hi = kuwa_scan (s[set].v[0][k] + s[set].v[1][k], lane);
 
-              *(double2 *) (pv + ((buf * 2 + set) * 2 + k) * tw_all + c0)
+              *(double2 *) (pv + (slot * 2 + k) * tw_all + c0)
                 = make_double2 (hi - s[set].v[1][k], hi);
             }
 #pragma unroll
@@ -437,7 +452,7 @@ __launch_bounds__ (KUWA_NT, 2)
             {
               float hi = kuwa_scan (s[set].c[0][c] + s[set].c[1][c], lane);
 
-              *(float2 *) (pc + ((buf * 2 + set) * C + c) * tw_all + c0)
+              *(float2 *) (pc + (slot * C + c) * tw_all + c0)
                 = make_float2 (hi - s[set].c[1][c], hi);
             }
         }
@@ -510,7 +525,9 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
  * busiest SM's tile columns times rows, with 1.5% more per warp of a block
  * (at equal work, 4-warp blocks ran 4-6% faster than 8-warp ones; H100,
  * 4K and 1080p, r = 1..30: this picked the fastest of 2, 4 and 8 warps
- * or one within 1-2%). */
+ * or one within 1-2%; 16-warp blocks, one per SM, it picks at 4K for
+ * r >= 22, where their halo of 2r in 1024 columns pays: 3-4% faster than
+ * 8 warps at r = 25 and 30). */
 static double
 kuwa_plan (int w, int h, int r, int nw, int per_sm, int *nbx, int *seg_h)
 {
@@ -545,12 +562,12 @@ kuwa_launch (const CudaGeom  &g,
 {
   if (r <= KUWA_FUSED_MAX_R)
     {
-      /* Blocks of 8, 4 or 2 warps (fewer where the shared memory budget
+      /* Blocks of 16, 8, 4 or 2 warps (fewer where the shared memory budget
        * asks), whichever kuwa_plan rates fastest; the occupancy of each
        * size is asked once (per channel count). */
       static std::atomic<int>    per_sm_of[KUWA_NT / 32 + 1];
       static std::atomic<size_t> allowed; /* dynamic shared memory set */
-      static const int           sizes[] = { KUWA_NT / 32, 4, 2 };
+      static const int           sizes[] = { KUWA_NT / 32, 8, 4, 2 };
       int         nw_max = KUWA_NT / 32, nw = 0, nbx = 0, seg_h = 0;
       double      best = 0;
       cudaError_t err;
@@ -567,7 +584,7 @@ kuwa_launch (const CudaGeom  &g,
             return err;
           allowed.store (kuwa_fused_smem (32 * nw_max, C));
         }
-      for (int i = 0; i < 3; i++)
+      for (int i = 0; i < 4; i++)
         {
           int    k = std::min (sizes[i], nw_max), bx, sh;
           int    per_sm = per_sm_of[k].load ();
