@@ -19,6 +19,79 @@ template <int C> struct alignas (C == 4 ? 16 : C == 2 ? 8 : 4) LinesPix
   float v[C];
 };
 
+/* Both passes slide a window of P consecutive outputs over the taps, P
+ * taps at a time: chunk k needs input positions k .. k + 2P - 2, of which
+ * the first P - 1 came with the chunk before.  Position m lives in window
+ * slot m mod 2P, and the loop body does two chunks (k = 0 and P mod 2P),
+ * so every slot index is a compile-time constant and the window never
+ * moves between registers.  fetch (kb, off) returns input position
+ * kb + off, kb a multiple of P.  The sum's order (tap 0 first) is the
+ * same as one tap at a time. */
+template <int P, int C, int PH, class Pix, class Fetch>
+static __device__ __forceinline__ void
+taps_chunk (float (&acc)[P][C],
+            Pix (&win)[2 * P],
+            int          k,
+            const float *taps,
+            Fetch       &fetch)
+{
+#pragma unroll
+  for (int j = 0; j < P; j++)
+    win[(PH + P - 1 + j) % (2 * P)] = fetch (k, P - 1 + j);
+#pragma unroll
+  for (int kk = 0; kk < P; kk++)
+    {
+      float w = taps[k + kk];
+
+#pragma unroll
+      for (int o = 0; o < P; o++)
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          acc[o][c] = fmaf (w, win[(PH + kk + o) % (2 * P)].v[c], acc[o][c]);
+    }
+}
+
+template <int P, int C, class Pix, class Fetch>
+static __device__ __forceinline__ void
+taps_slide (float (&acc)[P][C], int n_taps, const float *taps, Fetch &fetch)
+{
+  Pix win[2 * P];
+  int k = 0;
+
+#pragma unroll
+  for (int o = 0; o < P; o++)
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      acc[o][c] = 0.0f;
+#pragma unroll
+  for (int j = 0; j < P - 1; j++)
+    win[j] = fetch (0, j);
+  for (; k + 2 * P <= n_taps; k += 2 * P)
+    {
+      taps_chunk<P, C, 0> (acc, win, k, taps, fetch);
+      taps_chunk<P, C, P> (acc, win, k + P, taps, fetch);
+    }
+  if (k + P <= n_taps)
+    {
+      taps_chunk<P, C, 0> (acc, win, k, taps, fetch);
+      k += P;
+    }
+  for (int t = 0; k + t < n_taps; t++)
+    {
+      float w = taps[k + t];
+
+#pragma unroll
+      for (int o = 0; o < P; o++)
+        {
+          Pix v = fetch (k, t + o);
+
+#pragma unroll
+          for (int c = 0; c < C; c++)
+            acc[o][c] = fmaf (w, v.v[c], acc[o][c]);
+        }
+    }
+}
+
 /* Row pass: a block is RT_TY rows of RT_TX threads; each row's tile of
  * RT_TILE outputs (plus the taps' reach) sits in shared memory, skewed by
  * one pixel every RT_P so that the lanes' float4 reads (RT_P pixels apart)
@@ -36,6 +109,51 @@ rt_tile_len (int n_taps)
   int len = RT_TILE + n_taps - 1;
 
   return len + len / RT_P + 1;
+}
+
+/* Tile pixel kb + off of a thread's window (kb a multiple of RT_P) at
+ * sb + kb + kb / RT_P + off + off / RT_P. */
+template <int C> struct RtFetch
+{
+  const LinesPix<C> *sb;
+
+  __device__ __forceinline__ LinesPix<C> operator() (int kb, int off) const
+  {
+    return sb[(kb / RT_P) * (RT_P + 1) + off + off / RT_P];
+  }
+};
+
+/* Tile fill inside the image: on sm_80 and later, pixels of 4, 8 or 16
+ * bytes go straight from global to shared memory (cp.async), so that a
+ * thread's loads are all in flight at once instead of each waiting for
+ * its store. */
+template <int C>
+static __device__ __forceinline__ void
+rt_fill_inside (LinesPix<C> *s, const LinesPix<C> *src, int len)
+{
+#if __CUDA_ARCH__ >= 800
+  if (C != 3)
+    {
+      for (int q = threadIdx.x; q < len; q += RT_TX)
+        {
+          unsigned sa = (unsigned) __cvta_generic_to_shared (s + q + q / RT_P);
+          const void *ga = src + q;
+
+          if (C == 4)
+            asm volatile(
+              "cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(ga));
+          else
+            asm volatile(
+              "cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(sa), "l"(ga),
+              "n"(C == 2 ? 8 : 4));
+        }
+      asm volatile("cp.async.wait_all;\n" ::: "memory");
+    }
+  else
+#endif
+#pragma unroll 4
+    for (int q = threadIdx.x; q < len; q += RT_TX)
+      s[q + q / RT_P] = src[q];
 }
 
 template <int C>
@@ -65,97 +183,71 @@ __launch_bounds__ (RT_TX *RT_TY) taps_rows_kernel (CudaGeom  g,
        * only outputs that are not written, so they read its edge. */
       const int need0 = out.x0 + first;
       const int need1 = out.x0 + out.w - 1 + first + n_taps - 1;
+      const int x0 = out.x0 + ox0 + first;
 
-      for (int q = tx; q < len; q += RT_TX)
-        {
-          int         x = min (max (out.x0 + ox0 + first + q, need0), need1);
-          int         xi = gpufx_border_index (x, g.image_w, g.border);
-          LinesPix<C> v;
+      if (x0 >= max (need0, 0) && x0 + len - 1 <= min (need1, g.image_w - 1))
+        /* Inside the image and the band's input: no border map. */
+        rt_fill_inside<C> (
+          s, (const LinesPix<C> *) (line + (ptrdiff_t) (x0 - in.x0) * C), len);
+      else
+#pragma unroll 4
+        for (int q = tx; q < len; q += RT_TX)
+          {
+            int         x = min (max (x0 + q, need0), need1);
+            int         xi = gpufx_border_index (x, g.image_w, g.border);
+            LinesPix<C> v;
 
-          if (xi >= 0)
-            /* A plain load: the read-only path (__ldg) measured 6% slower
-             * here. */
-            v = *(const LinesPix<C> *) (line + (ptrdiff_t) (xi - in.x0) * C);
-          else
+            if (xi >= 0)
+              /* A plain load: the read-only path (__ldg) measured 6%
+               * slower here. */
+              v = *(const LinesPix<C> *) (line + (ptrdiff_t) (xi - in.x0) * C);
+            else
 #pragma unroll
-            for (int c = 0; c < C; c++)
-              v.v[c] = 0.0f;
-          s[q + q / RT_P] = v;
-        }
+              for (int c = 0; c < C; c++)
+                v.v[c] = 0.0f;
+            s[q + q / RT_P] = v;
+          }
     }
+  __syncthreads ();
+
+  /* The outputs go back through the tile (output p at s[p + p / RT_P],
+   * conflict-free both ways) so that the stores are coalesced: lane tx
+   * writes pixels tx, tx + RT_TX, ... instead of RT_P adjacent ones. */
+  float acc[RT_P][C];
+
+  /* Threads past the band's last output (the image's last tile) skip
+   * the arithmetic; they only take part in the barriers. */
+  if (row_ok && ox0 + tx * RT_P < out.w)
+    {
+      RtFetch<C> fetch = { s + tx * (RT_P + 1) };
+
+      taps_slide<RT_P, C, LinesPix<C>> (acc, n_taps, taps, fetch);
+    }
+  __syncthreads ();
+  if (row_ok && ox0 + tx * RT_P < out.w)
+#pragma unroll
+    for (int o = 0; o < RT_P; o++)
+      {
+        LinesPix<C> v;
+
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          v.v[c] = acc[o][c] * scale + (c != g.alpha ? offset : 0.0f);
+        s[tx * (RT_P + 1) + o] = v;
+      }
   __syncthreads ();
   if (! row_ok)
     return;
 
-  /* Tile pixel tx * RT_P + m sits at sb + m + m / RT_P. */
-  const LinesPix<C> *sb = s + tx * (RT_P + 1);
-  float              acc[RT_P][C];
-  LinesPix<C>        win[2 * RT_P - 1];
-  int                k = 0;
-
-#pragma unroll
-  for (int o = 0; o < RT_P; o++)
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      acc[o][c] = 0.0f;
-#pragma unroll
-  for (int j = 0; j < RT_P - 1; j++)
-    win[j] = sb[j + j / RT_P];
-  for (; k + RT_P <= n_taps; k += RT_P)
-    {
-#pragma unroll
-      for (int j = 0; j < RT_P; j++)
-        {
-          int m = k + RT_P - 1 + j;
-
-          win[RT_P - 1 + j] = sb[m + m / RT_P];
-        }
-#pragma unroll
-      for (int kk = 0; kk < RT_P; kk++)
-        {
-          float w = taps[k + kk];
-
-#pragma unroll
-          for (int o = 0; o < RT_P; o++)
-#pragma unroll
-            for (int c = 0; c < C; c++)
-              acc[o][c] = fmaf (w, win[kk + o].v[c], acc[o][c]);
-        }
-#pragma unroll
-      for (int j = 0; j < RT_P - 1; j++)
-        win[j] = win[j + RT_P];
-    }
-  for (; k < n_taps; k++)
-    {
-      float w = taps[k];
-
-#pragma unroll
-      for (int o = 0; o < RT_P; o++)
-        {
-          int         m = k + o;
-          LinesPix<C> v = sb[m + m / RT_P];
-
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            acc[o][c] = fmaf (w, v.v[c], acc[o][c]);
-        }
-    }
-
   float *d = out.p + (ptrdiff_t) y * out.pitch;
 #pragma unroll
-  for (int o = 0; o < RT_P; o++)
+  for (int i = 0; i < RT_P; i++)
     {
-      int x = ox0 + tx * RT_P + o;
+      int p = tx + i * RT_TX;
+      int x = ox0 + p;
 
       if (x < out.w)
-        {
-          LinesPix<C> v;
-
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            v.v[c] = acc[o][c] * scale + (c != g.alpha ? offset : 0.0f);
-          *(LinesPix<C> *) (d + (ptrdiff_t) x * C) = v;
-        }
+        *(LinesPix<C> *) (d + (ptrdiff_t) x * C) = s[p + p / RT_P];
     }
 }
 
@@ -171,33 +263,59 @@ __launch_bounds__ (RT_TX *RT_TY) taps_rows_kernel (CudaGeom  g,
 template <int V> struct LinesVec;
 template <> struct LinesVec<1>
 {
-  typedef float T;
+  typedef float Raw;
 };
 template <> struct LinesVec<4>
 {
-  typedef float4 T;
+  typedef float4 Raw;
 };
 
-__device__ __forceinline__ float
-lv_get (const float &v, int)
+template <int V>
+static __device__ __forceinline__ LinesPix<V>
+                                  lv_load (const float *p)
 {
+  typedef typename LinesVec<V>::Raw Raw;
+  Raw                               r = __ldg ((const Raw *) p);
+  LinesPix<V>                       v;
+
+  memcpy (&v, &r, sizeof v);
   return v;
 }
-__device__ __forceinline__ float
-lv_get (const float4 &v, int i)
+
+/* Rows inside the image and the band's input: a plain pointer. */
+template <int V> struct CtFetchFast
 {
-  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-}
-__device__ __forceinline__ void
-lv_zero (float &v)
+  const float *p; /* input row pos0 */
+  ptrdiff_t    pitch;
+
+  __device__ __forceinline__ LinesPix<V> operator() (int kb, int off) const
+  {
+    return lv_load<V> (p + (ptrdiff_t) (kb + off) * pitch);
+  }
+};
+
+/* Anywhere: clamp to the band's input, then the border map. */
+template <int V> struct CtFetchBorder
 {
-  v = 0.0f;
-}
-__device__ __forceinline__ void
-lv_zero (float4 &v)
-{
-  v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-}
+  const float *col;
+  ptrdiff_t    pitch;
+  int          pos0, need0, need1, in_y0, image_h, border;
+
+  __device__ __forceinline__ LinesPix<V> operator() (int kb, int off) const
+  {
+    int         pos = min (max (pos0 + kb + off, need0), need1);
+    int         yi = gpufx_border_index (pos, image_h, border);
+    LinesPix<V> v;
+
+    if (yi >= 0)
+      v = lv_load<V> (col + (ptrdiff_t) (yi - in_y0) * pitch);
+    else
+#pragma unroll
+      for (int c = 0; c < V; c++)
+        v.v[c] = 0.0f;
+    return v;
+  }
+};
 
 template <int V>
 __global__ void
@@ -210,10 +328,9 @@ __launch_bounds__ (CT_TX *CT_TY) taps_cols_kernel (CudaGeom  g,
                                                    float     scale,
                                                    float     offset)
 {
-  typedef typename LinesVec<V>::T Vec;
-  const int                       C = g.channels;
-  const int                       row_len = out.w * C;
-  const int                       e0 = (blockIdx.x * CT_TX + threadIdx.x) * V;
+  const int    C = g.channels;
+  const int    row_len = out.w * C;
+  const int    e0 = (blockIdx.x * CT_TX + threadIdx.x) * V;
   const int    y0 = (blockIdx.y * CT_TY + threadIdx.y) * CT_P;
   const float *taps = lines_taps[slot];
 
@@ -225,62 +342,21 @@ __launch_bounds__ (CT_TX *CT_TY) taps_cols_kernel (CudaGeom  g,
   const int    need1 = out.y0 + out.h - 1 + first + n_taps - 1;
   const int    pos0 = out.y0 + y0 + first;
   float        acc[CT_P][V];
-  Vec          win[2 * CT_P - 1];
-  int          k = 0;
 
-  auto load = [&] (int m) -> Vec {
-    int pos = min (max (pos0 + m, need0), need1);
-    int yi = gpufx_border_index (pos, g.image_h, g.border);
-    Vec v;
-
-    if (yi >= 0)
-      v = __ldg ((const Vec *) (col + (ptrdiff_t) (yi - in.y0) * in.pitch));
-    else
-      lv_zero (v);
-    return v;
-  };
-
-#pragma unroll
-  for (int o = 0; o < CT_P; o++)
-#pragma unroll
-    for (int v = 0; v < V; v++)
-      acc[o][v] = 0.0f;
-#pragma unroll
-  for (int j = 0; j < CT_P - 1; j++)
-    win[j] = load (j);
-  for (; k + CT_P <= n_taps; k += CT_P)
+  if (pos0 >= max (need0, 0)
+      && pos0 + CT_P + n_taps - 2 <= min (need1, g.image_h - 1))
     {
-#pragma unroll
-      for (int j = 0; j < CT_P; j++)
-        win[CT_P - 1 + j] = load (k + CT_P - 1 + j);
-#pragma unroll
-      for (int kk = 0; kk < CT_P; kk++)
-        {
-          float w = taps[k + kk];
+      CtFetchFast<V> fetch
+        = { col + (ptrdiff_t) (pos0 - in.y0) * in.pitch, in.pitch };
 
-#pragma unroll
-          for (int o = 0; o < CT_P; o++)
-#pragma unroll
-            for (int v = 0; v < V; v++)
-              acc[o][v] = fmaf (w, lv_get (win[kk + o], v), acc[o][v]);
-        }
-#pragma unroll
-      for (int j = 0; j < CT_P - 1; j++)
-        win[j] = win[j + CT_P];
+      taps_slide<CT_P, V, LinesPix<V>> (acc, n_taps, taps, fetch);
     }
-  for (; k < n_taps; k++)
+  else
     {
-      float w = taps[k];
+      CtFetchBorder<V> fetch
+        = { col, in.pitch, pos0, need0, need1, in.y0, g.image_h, g.border };
 
-#pragma unroll
-      for (int o = 0; o < CT_P; o++)
-        {
-          Vec x = load (k + o);
-
-#pragma unroll
-          for (int v = 0; v < V; v++)
-            acc[o][v] = fmaf (w, lv_get (x, v), acc[o][v]);
-        }
+      taps_slide<CT_P, V, LinesPix<V>> (acc, n_taps, taps, fetch);
     }
 
   float offs[V];
