@@ -9,6 +9,7 @@
 #include "gaussian-plan.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,97 +17,176 @@
  * double-precision sliding sums. */
 #define PLAN_L1_TARGET 2e-6
 
-/* Least squares  min |A c - b|  for A of rows x cols (column-major, rows >=
- * cols) by Householder QR; A and b are overwritten.  Returns false when A
- * is rank deficient. */
-static bool
-plan_least_squares (double *a, int rows, int cols, double *b, double *c)
+/* The periods tried, as multiples of r. */
+static const double plan_stretch[] = { 1.0, 1.05, 1.1, 1.2, 1.3, 1.5 };
+#define PLAN_STRETCHES (sizeof plan_stretch / sizeof plan_stretch[0])
+
+/* Recent fitted plans: a preview filters again with the same sigma, GEGL
+ * calls the engine once per region, and both axes often share a sigma,
+ * while a fit costs the CPU up to milliseconds (sigma 1500). */
+#define PLAN_CACHE 4
+static pthread_mutex_t   plan_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static GpufxGaussianPlan plan_cache[PLAN_CACHE];
+static int               plan_cache_direct[PLAN_CACHE];
+static int               plan_cache_next;
+
+/* One period's basis cos (pi m k / period), k = 0..r, and its Householder
+ * QR, grown a column (term) at a time: each column receives the earlier
+ * columns' reflections in order, so the fit of n terms costs what one more
+ * column costs, not a new factorisation, and gives the same numbers as
+ * factorising the n columns at once.  The cosines come from a table of
+ * one period (cos (pi j / period), j < 2 period): the fit of a large sigma
+ * took tens of milliseconds of cos () calls before. */
+typedef struct
 {
-  for (int j = 0; j < cols; j++)
+  int     rows; /* r + 1 */
+  int     period;
+  int     n;      /* columns so far */
+  bool    broken; /* a column fell in the span of the earlier ones */
+  double *table;  /* 2 period cosines */
+  double *a;      /* column-major: R on and above the diagonal, v below */
+  double *b;      /* the taps k = 0..r, then Q^T of them */
+  double  v_head[GPUFX_GAUSS_MAX_TERMS]; /* each reflector's first entry */
+  double  v_norm2[GPUFX_GAUSS_MAX_TERMS];
+} PlanBasis;
+
+/* Reflection j (v = (v_head, a_j[j+1..])) applied to the vector x. */
+static void
+plan_reflect (const PlanBasis *basis, int j, double *x)
+{
+  const double *aj = basis->a + (size_t) j * basis->rows;
+  double        dot = basis->v_head[j] * x[j];
+
+  for (int i = j + 1; i < basis->rows; i++)
+    dot += aj[i] * x[i];
+  dot = 2 * dot / basis->v_norm2[j];
+  x[j] -= dot * basis->v_head[j];
+  for (int i = j + 1; i < basis->rows; i++)
+    x[i] -= dot * aj[i];
+}
+
+static bool
+plan_basis_init (PlanBasis *basis, const double *taps, int r, int period)
+{
+  memset (basis, 0, sizeof *basis);
+  basis->rows = r + 1;
+  basis->period = period;
+  basis->table = malloc (sizeof (double) * 2 * (size_t) period);
+  basis->a
+    = malloc (sizeof (double) * (size_t) basis->rows * GPUFX_GAUSS_MAX_TERMS);
+  basis->b = malloc (sizeof (double) * (size_t) basis->rows);
+  if (! basis->table || ! basis->a || ! basis->b)
+    return false;
+  /* A quarter from cos (), the rest by symmetry (exactly symmetric). */
+  for (int j = 0; 2 * j <= period; j++)
     {
-      double *aj = a + (size_t) j * rows;
-      double  norm = 0, alpha, vnorm2;
+      double c = cos (M_PI * j / period);
 
-      for (int i = j; i < rows; i++)
-        norm += aj[i] * aj[i];
-      norm = sqrt (norm);
-      if (norm == 0)
-        return false;
-      alpha = aj[j] > 0 ? -norm : norm;
-      aj[j] -= alpha; /* v = x - alpha e1, stored in aj */
-      vnorm2 = 0;
-      for (int i = j; i < rows; i++)
-        vnorm2 += aj[i] * aj[i];
-      for (int k = j + 1; k <= cols; k++)
-        {
-          double *ak = k < cols ? a + (size_t) k * rows : b;
-          double  dot = 0;
-
-          for (int i = j; i < rows; i++)
-            dot += aj[i] * ak[i];
-          dot = 2 * dot / vnorm2;
-          for (int i = j; i < rows; i++)
-            ak[i] -= dot * aj[i];
-        }
-      aj[j] = alpha; /* R's diagonal */
+      basis->table[j] = c;
+      basis->table[period - j] = -c;
+      basis->table[(period + j) % (2 * period)] = -c;
+      if (j)
+        basis->table[2 * period - j] = c;
     }
-  for (int j = cols - 1; j >= 0; j--)
-    {
-      double s = b[j];
-
-      for (int k = j + 1; k < cols; k++)
-        s -= a[(size_t) k * rows + j] * c[k];
-      c[j] = s / a[(size_t) j * rows + j];
-    }
+  memcpy (basis->b, taps + r, sizeof (double) * (size_t) basis->rows);
   return true;
 }
 
-/* Fits n cosines of period 2 L to taps[r..2r]; returns the L1 error over
- * |k| <= r, or INFINITY on failure. */
-static double
-plan_fit (const double *taps,
-          int           r,
-          int           n,
-          int           period,
-          double       *a,
-          double       *b,
-          double       *omega,
-          double       *coeff)
+static void
+plan_basis_clear (PlanBasis *basis)
 {
-  const int rows = r + 1;
+  free (basis->table);
+  free (basis->a);
+  free (basis->b);
+  memset (basis, 0, sizeof *basis);
+}
+
+/* Adds the column of term basis->n and factorises it. */
+static void
+plan_basis_grow (PlanBasis *basis)
+{
+  const int j = basis->n++;
+  double   *aj = basis->a + (size_t) j * basis->rows;
+  double    norm = 0, alpha, vnorm2 = 0;
+
+  if (basis->broken)
+    return;
+  for (int k = 0, t = 0; k < basis->rows; k++)
+    {
+      aj[k] = basis->table[t]; /* t = j k mod 2 period */
+      if ((t += j) >= 2 * basis->period)
+        t -= 2 * basis->period;
+    }
+  for (int i = 0; i < j; i++)
+    plan_reflect (basis, i, aj);
+  for (int i = j; i < basis->rows; i++)
+    norm += aj[i] * aj[i];
+  norm = sqrt (norm);
+  if (norm == 0)
+    {
+      basis->broken = true;
+      return;
+    }
+  alpha = aj[j] > 0 ? -norm : norm;
+  aj[j] -= alpha;
+  for (int i = j; i < basis->rows; i++)
+    vnorm2 += aj[i] * aj[i];
+  basis->v_head[j] = aj[j];
+  basis->v_norm2[j] = vnorm2;
+  aj[j] = alpha; /* R's diagonal */
+  plan_reflect (basis, j, basis->b);
+}
+
+/* The least-squares fit of the basis's n terms to taps[r..2r]; returns the
+ * L1 error over |k| <= r, or INFINITY for a degenerate basis. */
+static double
+plan_fit (const PlanBasis *basis,
+          const double    *taps,
+          double          *omega,
+          double          *coeff)
+{
+  const int rows = basis->rows, n = basis->n;
+  int       t[GPUFX_GAUSS_MAX_TERMS] = { 0 };
   double    err = 0;
 
-  for (int m = 0; m < n; m++)
-    {
-      omega[m] = M_PI * m / period;
-      for (int k = 0; k <= r; k++)
-        a[(size_t) m * rows + k] = cos (omega[m] * k);
-    }
-  for (int k = 0; k <= r; k++)
-    b[k] = taps[r + k];
-  if (! plan_least_squares (a, rows, n, b, coeff))
+  if (basis->broken || 2 * basis->period < n) /* aliasing */
     return INFINITY;
-  for (int k = 0; k <= r; k++)
+  for (int j = n - 1; j >= 0; j--)
+    {
+      double s = basis->b[j];
+
+      for (int k = j + 1; k < n; k++)
+        s -= basis->a[(size_t) k * rows + j] * coeff[k];
+      coeff[j] = s / basis->a[(size_t) j * rows + j];
+    }
+  for (int m = 0; m < GPUFX_GAUSS_MAX_TERMS; m++)
+    {
+      omega[m] = m < n ? M_PI * m / basis->period : 0;
+      if (m >= n)
+        coeff[m] = 0;
+    }
+  for (int k = 0; k < rows; k++)
     {
       double f = 0;
 
       for (int m = 0; m < n; m++)
-        f += coeff[m] * cos (omega[m] * k);
-      err += (k ? 2 : 1) * fabs (f - taps[r + k]);
+        {
+          f += coeff[m] * basis->table[t[m]]; /* t[m] = m k mod 2 period */
+          if ((t[m] += m) >= 2 * basis->period)
+            t[m] -= 2 * basis->period;
+        }
+      err += (k ? 2 : 1) * fabs (f - taps[rows - 1 + k]);
     }
   return err;
 }
 
-bool
-gpufx_gaussian_plan_init (GpufxGaussianPlan *plan,
-                          double             sigma,
-                          int                max_direct_radius)
+static bool
+plan_compute (GpufxGaussianPlan *plan, double sigma, int max_direct_radius)
 {
-  static const double stretch[] = { 1.0, 1.05, 1.1, 1.2, 1.3, 1.5 };
   /* As gpufx_gaussian_radius, without needing the core. */
   const int r = sigma > 0 ? (int) floor (4.0 * sigma + 0.5) : 0;
   double    sum = 0;
-  double   *a = NULL, *b = NULL;
+  PlanBasis bases[PLAN_STRETCHES] = { 0 };
   bool      ok = true;
 
   memset (plan, 0, sizeof *plan);
@@ -123,33 +203,33 @@ gpufx_gaussian_plan_init (GpufxGaussianPlan *plan,
   if (r <= max_direct_radius)
     return true;
 
-  a = malloc (sizeof (double) * (size_t) (r + 1) * GPUFX_GAUSS_MAX_TERMS);
-  b = malloc (sizeof (double) * (size_t) (r + 1));
-  if (! a || ! b)
-    {
-      ok = false;
-      goto out;
-    }
+  for (size_t i = 0; i < PLAN_STRETCHES; i++)
+    if (! plan_basis_init (&bases[i], plan->taps, r,
+                           (int) ceil (plan_stretch[i] * r) + 1))
+      {
+        ok = false;
+        goto out;
+      }
 
   /* The fewest terms that reach the target, trying a few periods each;
    * failing that, the best fit found. */
   plan->fit_l1_error = INFINITY;
-  for (int n = 3; n <= GPUFX_GAUSS_MAX_TERMS; n++)
+  for (int n = 1; n <= GPUFX_GAUSS_MAX_TERMS; n++)
     {
-      for (size_t s = 0; s < sizeof stretch / sizeof stretch[0]; s++)
+      for (size_t i = 0; i < PLAN_STRETCHES; i++)
         {
-          int    period = (int) ceil (stretch[s] * r) + 1;
           double omega[GPUFX_GAUSS_MAX_TERMS], coeff[GPUFX_GAUSS_MAX_TERMS];
           double err;
 
-          if (2 * period < n) /* aliasing: the basis is degenerate */
+          plan_basis_grow (&bases[i]);
+          if (n < 3)
             continue;
-          err = plan_fit (plan->taps, r, n, period, a, b, omega, coeff);
+          err = plan_fit (&bases[i], plan->taps, omega, coeff);
           if (err < plan->fit_l1_error)
             {
               plan->fit_l1_error = err;
               plan->n_terms = n;
-              plan->period = period;
+              plan->period = bases[i].period;
               memcpy (plan->omega, omega, sizeof omega);
               memcpy (plan->coeff, coeff, sizeof coeff);
             }
@@ -165,11 +245,71 @@ gpufx_gaussian_plan_init (GpufxGaussianPlan *plan,
     }
 
 out:
-  free (a);
-  free (b);
+  for (size_t i = 0; i < PLAN_STRETCHES; i++)
+    plan_basis_clear (&bases[i]);
   if (! ok)
     gpufx_gaussian_plan_clear (plan);
   return ok;
+}
+
+static bool
+plan_copy (GpufxGaussianPlan *dst, const GpufxGaussianPlan *src)
+{
+  size_t bytes = sizeof (double) * (2 * (size_t) src->radius + 1);
+
+  *dst = *src;
+  dst->taps = malloc (bytes);
+  if (! dst->taps)
+    {
+      memset (dst, 0, sizeof *dst);
+      return false;
+    }
+  memcpy (dst->taps, src->taps, bytes);
+  return true;
+}
+
+bool
+gpufx_gaussian_plan_init (GpufxGaussianPlan *plan,
+                          double             sigma,
+                          int                max_direct_radius)
+{
+  bool found = false, ok = false;
+
+  pthread_mutex_lock (&plan_cache_lock);
+  for (int i = 0; i < PLAN_CACHE && ! found; i++)
+    if (plan_cache[i].taps && plan_cache[i].sigma == sigma
+        && plan_cache_direct[i] == max_direct_radius)
+      {
+        found = true;
+        ok = plan_copy (plan, &plan_cache[i]);
+      }
+  pthread_mutex_unlock (&plan_cache_lock);
+  if (found)
+    return ok;
+
+  if (! plan_compute (plan, sigma, max_direct_radius))
+    return false;
+  if (plan->radius <= max_direct_radius)
+    return true; /* nothing fitted: cheap to make again */
+
+  pthread_mutex_lock (&plan_cache_lock);
+  gpufx_gaussian_plan_clear (&plan_cache[plan_cache_next]);
+  if (plan_copy (&plan_cache[plan_cache_next], plan))
+    {
+      plan_cache_direct[plan_cache_next] = max_direct_radius;
+      plan_cache_next = (plan_cache_next + 1) % PLAN_CACHE;
+    }
+  pthread_mutex_unlock (&plan_cache_lock);
+  return true;
+}
+
+void
+gpufx_gaussian_plan_forget (void)
+{
+  pthread_mutex_lock (&plan_cache_lock);
+  for (int i = 0; i < PLAN_CACHE; i++)
+    gpufx_gaussian_plan_clear (&plan_cache[i]);
+  pthread_mutex_unlock (&plan_cache_lock);
 }
 
 void

@@ -56,13 +56,16 @@ extern "C"
     double  fit_l1_error; /* sum over |k| <= r of |fit - taps|; 0 direct   */
   } GpufxGaussianPlan;
 
-  /* Returns false only when out of memory (plan is then cleared).
+  /* Returns false only when out of memory (plan is then cleared).  Fitted
+   * plans of recent calls are kept and copied (thread-safe).
    * sigma must be in [0, GPUFX_STD_DEV_MAX]; sigma == 0 gives radius 0 and
    * the single tap 1. */
   bool gpufx_gaussian_plan_init (GpufxGaussianPlan *plan,
                                  double             sigma,
                                  int                max_direct_radius);
   void gpufx_gaussian_plan_clear (GpufxGaussianPlan *plan);
+  /* Frees the plans kept for the next init (gpufx_release calls it). */
+  void gpufx_gaussian_plan_forget (void);
 
 #ifdef __cplusplus
 }

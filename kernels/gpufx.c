@@ -6,6 +6,7 @@
  */
 #include "gpufx-private.h"
 #include "cpu/cpu-pool.h"
+#include "gaussian-plan.h"
 #include "gpufx-params.h"
 
 #include <float.h>
@@ -541,6 +542,7 @@ gpufx_release (void)
 {
   gpufx_cuda_release ();
   gpufx_host_release ();
+  gpufx_gaussian_plan_forget ();
 }
 
 static GpufxStatus

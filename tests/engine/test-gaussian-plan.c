@@ -1,11 +1,96 @@
-/* gimp-gpu-filters: the Gaussian plan's fit, and the sliding cosine sums
- * against direct taps on long lines (phase drift).
+/* gimp-gpu-filters: the Gaussian plan's fit, its cache of recent plans
+ * (also from several threads at once), and the sliding cosine sums against
+ * direct taps on long lines (phase drift).
  *
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 #include "engine-test.h"
 #include "gaussian-plan.h"
+
+#include <pthread.h>
+#include <string.h>
+
+static bool
+plan_same (const GpufxGaussianPlan *a, const GpufxGaussianPlan *b)
+{
+  return a->sigma == b->sigma && a->radius == b->radius
+         && a->n_terms == b->n_terms && a->period == b->period
+         && a->fit_l1_error == b->fit_l1_error
+         && memcmp (a->omega, b->omega, sizeof a->omega) == 0
+         && memcmp (a->coeff, b->coeff, sizeof a->coeff) == 0
+         && memcmp (a->taps, b->taps,
+                    sizeof (double) * (2 * (size_t) a->radius + 1))
+              == 0;
+}
+
+/* More sigmas than the cache holds, so that threads also evict each
+ * other's plans while they copy them. */
+static const double plan_thread_sigmas[] = { 17, 40, 90, 250, 700, 1500 };
+#define PLAN_N_SIGMAS (sizeof plan_thread_sigmas / sizeof plan_thread_sigmas[0])
+static GpufxGaussianPlan plan_fresh[PLAN_N_SIGMAS];
+
+static void *
+plan_thread (void *data)
+{
+  long bad = 0;
+
+  for (int round = 0; round < 20; round++)
+    for (size_t i = 0; i < PLAN_N_SIGMAS; i++)
+      {
+        size_t            j = (i + (size_t) data + round) % PLAN_N_SIGMAS;
+        GpufxGaussianPlan p;
+
+        if (! gpufx_gaussian_plan_init (&p, plan_thread_sigmas[j],
+                                        GPUFX_GAUSS_DIRECT_RADIUS)
+            || ! plan_same (&p, &plan_fresh[j]))
+          bad++;
+        gpufx_gaussian_plan_clear (&p);
+      }
+  return (void *) bad;
+}
+
+/* A plan from the cache is the plan a fresh fit gives, bit for bit, for
+ * any mix of sigmas, direct radii and threads. */
+static void
+plan_check_cache (void)
+{
+  GpufxGaussianPlan fit_all, taps_only;
+  pthread_t         threads[4];
+  long              bad = 0;
+
+  for (size_t i = 0; i < PLAN_N_SIGMAS; i++)
+    {
+      gpufx_gaussian_plan_forget ();
+      CHECK (gpufx_gaussian_plan_init (&plan_fresh[i], plan_thread_sigmas[i],
+                                       GPUFX_GAUSS_DIRECT_RADIUS),
+             "plan %g", plan_thread_sigmas[i]);
+    }
+  gpufx_gaussian_plan_forget ();
+  for (size_t i = 0; i < 4; i++)
+    CHECK (pthread_create (&threads[i], NULL, plan_thread, (void *) i) == 0,
+           "thread");
+  for (size_t i = 0; i < 4; i++)
+    {
+      void *ret;
+
+      pthread_join (threads[i], &ret);
+      bad += (long) ret;
+    }
+  CHECK (bad == 0, "%ld cached plans differ from fresh ones", bad);
+
+  /* The same sigma with another direct radius is another plan. */
+  CHECK (gpufx_gaussian_plan_init (&fit_all, 10, 20), "plan 10/20");
+  CHECK (gpufx_gaussian_plan_init (&taps_only, 10, 63), "plan 10/63");
+  CHECK (fit_all.n_terms > 0 && taps_only.n_terms == 0,
+         "sigma 10: %d terms with direct radius 20, %d with 63",
+         fit_all.n_terms, taps_only.n_terms);
+  gpufx_gaussian_plan_clear (&fit_all);
+  gpufx_gaussian_plan_clear (&taps_only);
+  for (size_t i = 0; i < PLAN_N_SIGMAS; i++)
+    gpufx_gaussian_plan_clear (&plan_fresh[i]);
+  gpufx_gaussian_plan_forget ();
+}
 
 int
 main (void)
@@ -85,5 +170,6 @@ main (void)
         free (src);
         free (dst);
       }
+  plan_check_cache ();
   return test_summary ("test-gaussian-plan");
 }
