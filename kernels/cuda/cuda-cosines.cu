@@ -16,43 +16,60 @@ struct LinesCosines
   int period;
   /* Per term m (w = omega[m]); terms past n_terms are all zero. */
   double coeff[GPUFX_GAUSS_MAX_TERMS];
-  double two_cos[GPUFX_GAUSS_MAX_TERMS]; /* 2 cos w       */
-  double cos_w[GPUFX_GAUSS_MAX_TERMS];   /* cos w         */
-  double sin_w[GPUFX_GAUSS_MAX_TERMS];   /* sin w         */
-  double cos_r[GPUFX_GAUSS_MAX_TERMS];   /* cos (w r)     */
-  double sin_r[GPUFX_GAUSS_MAX_TERMS];   /* sin (w r)     */
-  double cos_r1[GPUFX_GAUSS_MAX_TERMS];  /* cos (w (r+1)) */
-  double sin_r1[GPUFX_GAUSS_MAX_TERMS];  /* sin (w (r+1)) */
+  double two_cos[GPUFX_GAUSS_MAX_TERMS]; /* 2 cos w               */
+  double cos_w[GPUFX_GAUSS_MAX_TERMS];   /* cos w                 */
+  double sin_w[GPUFX_GAUSS_MAX_TERMS];   /* sin w                 */
+  double cos_r[GPUFX_GAUSS_MAX_TERMS];   /* cos (w r)             */
+  double sin_r[GPUFX_GAUSS_MAX_TERMS];   /* sin (w r)             */
+  double cos_r1[GPUFX_GAUSS_MAX_TERMS];  /* cos (w (r+1))         */
+  double sin_r1[GPUFX_GAUSS_MAX_TERMS];  /* sin (w (r+1))         */
+  double alpha[GPUFX_GAUSS_MAX_TERMS];   /* coeff cos (w r)       */
+  double beta[GPUFX_GAUSS_MAX_TERMS];    /* coeff cos (w (r+1))   */
+  double inv_re[GPUFX_GAUSS_MAX_TERMS];  /* 1 / (e^{iw} - 1), m>0 */
+  double inv_im[GPUFX_GAUSS_MAX_TERMS];
 };
 
 __constant__ LinesCosines lines_cos[2];
 
 /* The sum of cosines with a cost independent of r, in double.  A block
  * takes COS_LANES lines (lanes; channel fastest, so the column pass reads
- * whole 32-byte sectors) and cuts each padded line (len + 2r samples,
- * j = 0 .. np-1, image position p0 + j) into NCH = blockDim.y chunks of S
- * samples, one per threadIdx.y.  With
- *     P_m[j] = sum_{q < j} e^{i w_m q} x_q
- * the window sum of output o (0-based) is P_m[o + 2r + 1] - P_m[o], and
- * with 2r + 1 = a S + b the window of the thread owning outputs
- * [tS, tS + S) is  sum_{t <= u < t + a} A_u + B_{t + a}, A_u the chunk's
- * sum and B_u that of its first b samples: no cancellation.
+ * whole 32-byte sectors) and cuts each line into NCH = blockDim.y chunks
+ * of S samples, one per threadIdx.y: phase 1 sums each chunk's samples
+ * (per term, with phase e^{i w q} at image position q), phase 2 computes
+ * the outputs [tS, tS + S) of chunk t by a recurrence started from the
+ * window sum that the chunk sums give.
+ *
+ * Clamp and zero borders (FLAT): the chunks cover the input plane's
+ * image samples only, and the padding's share of a window is a geometric
+ * series (clamp: the edge value times sum_{a <= p < b} e^{iwp}
+ * = (e^{iwb} - e^{iwa}) / (e^{iw} - 1); zero: nothing), so the cost does
+ * not grow with r.  With I(q) the sum over plane samples before q, the
+ * window of output o needs I at clamp (o - r) and clamp (o + r + 1); for
+ * the chunk starts o = o0 + tS those lie at the same two offsets b1, b2
+ * within their chunks for every t (or at chunk boundaries, or at the
+ * plane's end), so each chunk keeps its Goertzel state at b1 and b2 and
+ * its total: I (c S + f) = sum_{c' < c} A_c' + (the first f of chunk c).
+ * Mirror and wrap: chunks of the padded line (len + 2r samples, j = 0 ..
+ * np-1, image position p0 + j), each keeping its total A and the sum B of
+ * its first b samples, with 2r + 1 = a S + b; the window of output tS is
+ * sum_{t <= u < t + a} A_u + B_{t + a}.  No cancellation either way worth
+ * the name in double (magnitudes up to the line length).
  *
  * Chunk sums by Goertzel's real recurrence (2 flops per sample and term
  * instead of Horner's 4):  s_n = x_n + 2 cos w s_{n-1} - s_{n-2}  gives
  * s_{N-1} - e^{-iw} s_{N-2} = sum_q x_q e^{iw (N-1-q)}.
  *
- * Outputs by the real second-order recurrence of C_m[o] = Re T_m[o],
- * T_m[o] = sum_{|k| <= r} e^{i w k} x[o + k]  (4 flops per output and term
- * instead of 9 for the complex slide):
- *     C[o+2] = 2 cos w C[o+1] - C[o]
- *              + cos (w r) (x[o+r+2] + x[o-r])
- *              - cos (w (r+1)) (x[o+r+1] + x[o+1-r]),
- * started from C[tS] and C[tS + 1] of the exchanged window.  Rounding
- * grows at most like S min (S, 1 / sin w) eps over a chunk, far below
- * the engine's tolerance in double (the recurrences restart every chunk).
- * Phases at chunk starts come from sincospi of (m q mod 2L) / L, exact in
- * the integers. */
+ * Outputs by the real second-order recurrence of D_m[o] = coeff_m Re T_m[o],
+ * T_m[o] = sum_{|k| <= r} e^{i w k} x[o + k]  (3 FMA per output and term,
+ * and one add for the sum over terms):
+ *     D[o+2] = 2 cos w D[o+1] - D[o]
+ *              + coeff cos (w r) (x[o+r+2] + x[o-r])
+ *              - coeff cos (w (r+1)) (x[o+r+1] + x[o+1-r]),
+ * the two sums shared by all terms, started from D[tS] and D[tS + 1].
+ * Rounding grows at most like S min (S, 1 / sin w) eps over a chunk, far
+ * below the engine's tolerance in double (the recurrences restart every
+ * chunk).  Phases come from sincospi of (q mod 2L) / L, exact in the
+ * integers, and its powers for the terms m > 1. */
 __device__ __forceinline__ void
 lines_phase (int m, long long q, int L, double *c, double *s)
 {
@@ -63,23 +80,50 @@ lines_phase (int m, long long q, int L, double *c, double *s)
   sincospi ((double) k / L, s, c);
 }
 
+/* z[m] = e^{i w_m q} = e^{i pi m q / L} for m < NT. */
+template <int NT>
+__device__ __forceinline__ void
+lines_powers (long long q, int L, double2 *z)
+{
+  double c, s;
+
+  lines_phase (1, q, L, &c, &s);
+  z[0] = make_double2 (1.0, 0.0);
+#pragma unroll
+  for (int m = 1; m < NT; m++)
+    z[m] = make_double2 (z[m - 1].x * c - z[m - 1].y * s,
+                         fma (z[m - 1].x, s, z[m - 1].y * c));
+}
+
+#ifndef COS_LANES
 #define COS_LANES 8
-#define COS_U     8  /* samples in flight, chunk sums  */
-#define COS_V     4  /* outputs in flight, recurrence */
-#define COS_NCH   16 /* chunks per line, at most (blockDim.y) */
+#endif
+#define COS_U 8 /* samples in flight, chunk sums  */
+#ifndef COS_V
+#define COS_V 4 /* outputs in flight, recurrence (even) */
+#endif
+#ifndef COS_NCH
+#define COS_NCH 16 /* chunks per line, at most (blockDim.y) */
+#endif
+/* 512 threads per SM: 128 registers each. */
+#define COS_MIN_BLOCKS (512 / (COS_LANES * COS_NCH))
 
 template <bool B> struct LinesBool
 {
   static constexpr bool value = B;
 };
 
+__host__ __device__ constexpr int
+lines_slots (bool flat)
+{
+  return flat ? 3 : 2;
+}
+
 /* AXIS is a template argument so that the plan's constants are read
- * at fixed constant-bank addresses.  4 blocks per SM cap the registers at
- * 128 (round 3: the output loop then reloads its constants with LDC, and
- * the column pass spills 128 bytes; see tests/bench/NOTES-gpu.md). */
-template <int NT, int AXIS>
+ * at fixed constant-bank addresses; FLAT: clamp or zero border. */
+template <int NT, int AXIS, bool FLAT>
 __global__ void
-__launch_bounds__ (COS_LANES *COS_NCH, 4)
+__launch_bounds__ (COS_LANES *COS_NCH, COS_MIN_BLOCKS)
   lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
 {
   const int                 axis = AXIS;
@@ -100,13 +144,17 @@ __launch_bounds__ (COS_LANES *COS_NCH, 4)
   const int o0 = axis == 0 ? out.x0 : out.y0;
   const int p0 = o0 - r;
   const int np = len + 2 * r;
-  const int S = (np + NCH) / NCH; /* NCH * S > np */
-  const int a = (2 * r + 1) / S, b = (2 * r + 1) % S;
+  /* FLAT: the plane's samples [qa, qa + ni) of the axis. */
+  const int qa = axis == 0 ? in.x0 : in.y0;
+  const int ni = axis == 0 ? in.w : in.h;
+  const int S = FLAT
+                  ? max (max ((len + NCH - 1) / NCH, (ni + NCH - 1) / NCH), 1)
+                  : (np + NCH) / NCH; /* NCH * S > np */
   const int j0 = t * S;
-  /* Samples of this chunk inside the padded line. */
-  const int    N = max (0, min (S, np - j0));
-  double2     *sA = cos_smem;
-  double2     *sB = cos_smem + NCH * NT * COS_LANES;
+  /* Where this chunk's phase-1 samples start (image position) and how
+   * many there are. */
+  const int    pw = FLAT ? qa + j0 : p0 + j0;
+  const int    N = max (0, min (S, (FLAT ? ni : np) - j0));
   const float *base;
   ptrdiff_t    step;
 
@@ -123,10 +171,10 @@ __launch_bounds__ (COS_LANES *COS_NCH, 4)
       step = in.pitch;
     }
 
-  /* Sample j of the padded line (border mapped; 0 outside under zero).
-   * Clamp, the common rule, needs no division. */
-  auto at = [&] (int j) -> float {
-    int p = p0 + j, i;
+  /* The sample at image position p (border mapped; 0 outside under
+   * zero).  Clamp, the common rule, needs no division. */
+  auto at = [&] (int p) -> float {
+    int i;
 
     if (g.border == GPUFX_BORDER_CLAMP)
       i = min (max (p, 0), n - 1);
@@ -156,20 +204,21 @@ __launch_bounds__ (COS_LANES *COS_NCH, 4)
       }
   };
 
-  /* Goertzel over local samples [from, to): where they lie inside the
-   * image, a pointer walk with the next COS_U loads in flight while the
-   * current ones are summed; the border map elsewhere. */
+  /* Goertzel over the chunk's samples [from, to) (image positions pw +
+   * from ...): where they lie inside the image, a pointer walk with the
+   * next COS_U loads in flight while the current ones are summed; the
+   * border map elsewhere. */
   auto walk = [&] (int from, int to) {
-    const int f0 = min (max (from, -p0 - j0), to);
-    const int f1 = max (min (to, n - p0 - j0), f0);
+    const int f0 = min (max (from, -pw), to);
+    const int f1 = max (min (to, n - pw), f0);
     const int cnt = f1 - f0;
     int       jj = from, done = 0;
 
     for (; jj < f0; jj++)
-      goertzel (at (j0 + jj));
+      goertzel (at (pw + jj));
     if (cnt >= COS_U)
       {
-        const float *q = base + (ptrdiff_t) (p0 + j0 + f0) * step;
+        const float *q = base + (ptrdiff_t) (pw + f0) * step;
         float        cur[COS_U];
 
 #pragma unroll
@@ -196,88 +245,234 @@ __launch_bounds__ (COS_LANES *COS_NCH, 4)
           goertzel (cur[u]);
       }
     for (jj = f0 + done; jj < to; jj++)
-      goertzel (at (j0 + jj));
+      goertzel (at (pw + jj));
   };
 
-  /* The sum of the first cnt samples, in absolute phase, to dst. */
-  auto keep = [&] (double2 *dst, int cnt) {
+  /* Shared memory: slot s of chunk u, term m, this lane. */
+  auto slot = [&] (int s, int u, int m) -> double2 & {
+    return cos_smem[((s * NCH + u) * NT + m) * COS_LANES + lane];
+  };
+  /* Slot s gets the sum of the first cnt samples, in absolute phase. */
+  auto keep = [&] (int s, int cnt) {
+    double2 z[NT];
+
+    lines_powers<NT> ((long long) pw + cnt - 1, L, z);
 #pragma unroll
     for (int m = 0; m < NT; m++)
       {
         /* conj (s1 - e^{-iw} s2) = sum_q x_q e^{-iw (cnt-1-q)} */
         double hre = fma (-k.cos_w[m], s2[m], s1[m]);
         double him = -k.sin_w[m] * s2[m];
-        double pc, ps;
 
-        lines_phase (m, (long long) j0 + cnt - 1, L, &pc, &ps);
-        dst[(t * NT + m) * COS_LANES + lane]
-          = make_double2 (hre * pc - him * ps, hre * ps + him * pc);
+        slot (s, t, m) = make_double2 (hre * z[m].x - him * z[m].y,
+                                       hre * z[m].y + him * z[m].x);
       }
   };
+  /* Slot s gets the Goertzel state as it is (FLAT). */
+  auto keep_raw = [&] (int s) {
+#pragma unroll
+    for (int m = 0; m < NT; m++)
+      slot (s, t, m) = make_double2 (s1[m], s2[m]);
+  };
 
-  const int nb = min (b, N);
+  /* FLAT: slots 0 and 1 the states at offsets bl <= bh, slot 2 the
+   * total; else slot 0 the total A, slot 1 the first b samples B. */
+  const int b1 = FLAT ? ((o0 - r - qa) % S + S) % S : 0;
+  const int b2 = FLAT ? ((o0 + r + 1 - qa) % S + S) % S : 0;
+  const int bl = min (b1, b2), bh = max (b1, b2);
+  const int a = (2 * r + 1) / S, b = (2 * r + 1) % S;
 
-  walk (0, nb);
-  keep (sB, nb);
-  walk (nb, N);
-  keep (sA, N);
+  if (FLAT)
+    {
+      walk (0, min (bl, N));
+      keep_raw (0);
+      walk (min (bl, N), min (bh, N));
+      keep_raw (1);
+      walk (min (bh, N), N);
+      keep (2, N);
+    }
+  else
+    {
+      const int nb = min (b, N);
+
+      walk (0, nb);
+      keep (1, nb);
+      walk (nb, N);
+      keep (0, N);
+    }
   __syncthreads ();
 
   if (! active || j0 >= len)
     return;
 
-  const float xa = at (j0), xb = at (j0 + 2 * r + 1);
-  double      c0[NT], c1[NT];
+  /* The window sum of output o = o0 + j0, wsum = e^{i w o} T[o]. */
+  const int o = o0 + j0, pl = o - r, ph = o + r + 1;
+  double2   wsum[NT];
+
+  if (FLAT)
+    {
+      const int lo = min (max (pl, 0), n), hi = min (max (ph, 0), n);
+      double2   z[NT];
 
 #pragma unroll
-  for (int m = 0; m < NT; m++)
-    {
-      double2 wsum = sB[((t + a) * NT + m) * COS_LANES + lane];
-      double  pc, ps, tre, tim, xre, xim;
+      for (int m = 0; m < NT; m++)
+        wsum[m] = make_double2 (0.0, 0.0);
+      /* sign * (the first f samples of chunk u), absolute phase */
+      auto part = [&] (int u, int f, double sign) {
+        const int nu = min (S, ni - u * S);
 
-      for (int u = t; u < t + a; u++)
+        if (f == 0)
+          return;
+        if (f == nu)
+          {
+#pragma unroll
+            for (int m = 0; m < NT; m++)
+              {
+                const double2 v = slot (2, u, m);
+
+                wsum[m].x += sign * v.x;
+                wsum[m].y += sign * v.y;
+              }
+            return;
+          }
+        lines_powers<NT> ((long long) qa + (long long) u * S + f - 1, L, z);
+#pragma unroll
+        for (int m = 0; m < NT; m++)
+          {
+            const double2 v = slot (f == bl ? 0 : 1, u, m);
+            const double  hre = fma (-k.cos_w[m], v.y, v.x);
+            const double  him = -k.sin_w[m] * v.y;
+
+            wsum[m].x += sign * (hre * z[m].x - him * z[m].y);
+            wsum[m].y += sign * (hre * z[m].y + him * z[m].x);
+          }
+      };
+
+      if (lo < hi)
         {
-          double2 v = sA[(u * NT + m) * COS_LANES + lane];
+          const int cl = (lo - qa) / S, fl = (lo - qa) % S;
+          const int ch = (hi - qa) / S, fh = (hi - qa) % S;
 
-          wsum.x += v.x;
-          wsum.y += v.y;
+          for (int u = cl; u < ch; u++)
+#pragma unroll
+            for (int m = 0; m < NT; m++)
+              {
+                const double2 v = slot (2, u, m);
+
+                wsum[m].x += v.x;
+                wsum[m].y += v.y;
+              }
+          part (ch, fh, 1.0);
+          part (cl, fl, -1.0);
         }
-      /* T[j0] = e^{-i w (j0 + r)} wsum */
-      lines_phase (m, (long long) j0 + r, L, &pc, &ps);
-      tre = wsum.x * pc + wsum.y * ps;
-      tim = wsum.y * pc - wsum.x * ps;
-      /* T[j0+1] = e^{-iw} (T[j0] - e^{-iwr} x_a + e^{iw(r+1)} x_b) */
-      xre = tre - k.cos_r[m] * xa + k.cos_r1[m] * xb;
-      xim = tim + k.sin_r[m] * xa + k.sin_r1[m] * xb;
-      c0[m] = tre;
-      c1[m] = k.cos_w[m] * xre + k.sin_w[m] * xim;
+      if (g.border == GPUFX_BORDER_CLAMP)
+        {
+          /* edge value * sum_{pa <= p < pb} e^{iwp} */
+          auto pad = [&] (int pa, int pb, float xe) {
+            double2 za[NT];
+
+            lines_powers<NT> (pa, L, za);
+            lines_powers<NT> (pb, L, z);
+            wsum[0].x += (double) xe * (pb - pa);
+#pragma unroll
+            for (int m = 1; m < NT; m++)
+              {
+                const double dre = z[m].x - za[m].x, dim = z[m].y - za[m].y;
+
+                wsum[m].x += xe * (dre * k.inv_re[m] - dim * k.inv_im[m]);
+                wsum[m].y += xe * (dre * k.inv_im[m] + dim * k.inv_re[m]);
+              }
+          };
+
+          if (pl < 0)
+            pad (pl, min (ph, 0), __ldg (base));
+          if (ph > n)
+            pad (max (pl, n), ph, __ldg (base + (ptrdiff_t) (n - 1) * step));
+        }
+    }
+  else
+    {
+#pragma unroll
+      for (int m = 0; m < NT; m++)
+        {
+          wsum[m] = slot (1, t + a, m);
+          for (int u = t; u < t + a; u++)
+            {
+              double2 v = slot (0, u, m);
+
+              wsum[m].x += v.x;
+              wsum[m].y += v.y;
+            }
+        }
     }
 
+  /* x at o - r and o + r + 1 (the latter only where output o + 1 is
+   * wanted: the plane need not hold it). */
+  const float xa = at (pl), xb = j0 + 1 < len ? at (ph) : 0.0f;
+  double      Da[NT], Db[NT]; /* D[j], D[j+1] */
+
+  {
+    double2 z[NT];
+
+    /* The window sums are in absolute phase (image positions). */
+    lines_powers<NT> (o, L, z);
+#pragma unroll
+    for (int m = 0; m < NT; m++)
+      {
+        /* T[o] = e^{-i w o} wsum */
+        const double tre = wsum[m].x * z[m].x + wsum[m].y * z[m].y;
+        const double tim = wsum[m].y * z[m].x - wsum[m].x * z[m].y;
+        /* T[o+1] = e^{-iw} (T[o] - e^{-iwr} x_a + e^{iw(r+1)} x_b) */
+        const double xre = tre - k.cos_r[m] * xa + k.cos_r1[m] * xb;
+        const double xim = tim + k.sin_r[m] * xa + k.sin_r1[m] * xb;
+
+        Da[m] = k.coeff[m] * tre;
+        Db[m] = k.coeff[m] * (k.cos_w[m] * xre + k.sin_w[m] * xim);
+      }
+  }
+
   const int o_end = min (j0 + S, len);
-  float    *o;
+  float    *op;
   ptrdiff_t ostep;
 
   if (axis == 0)
     {
-      o = out.p + (ptrdiff_t) lidx * out.pitch + (ptrdiff_t) j0 * C + c;
+      op = out.p + (ptrdiff_t) lidx * out.pitch + (ptrdiff_t) j0 * C + c;
       ostep = C;
     }
   else
     {
-      o = out.p + (ptrdiff_t) j0 * out.pitch + (ptrdiff_t) lidx * C + c;
+      op = out.p + (ptrdiff_t) j0 * out.pitch + (ptrdiff_t) lidx * C + c;
       ostep = out.pitch;
     }
 
-  /* Output j needs x at j + 1 and j + 2r + 2 (padded) for C[j + 2], up
-   * to j = o_end - 3; FL, FH: those of the low and the high end all lie
-   * inside the image, so they are plain loads. */
+  /* Output j writes y = sum_m D_m[j] and makes D[j+2] from x at o0 + j
+   * + 1 - r (low) and o0 + j + r + 2 (high), needed up to j = o_end - 3;
+   * FL, FH: those of the low and the high end all lie inside the image,
+   * so they are plain loads. */
   auto outputs = [&] (auto fl, auto fh) {
     constexpr bool FL = decltype (fl)::value, FH = decltype (fh)::value;
-    const float   *ql = base + (ptrdiff_t) (p0 + j0 + 1) * step;
-    const float   *qh = base + (ptrdiff_t) (p0 + j0 + 2 * r + 2) * step;
-    float          lo = xa, hi = xb; /* x at j and j + 2r + 1 */
+    const float   *ql = base + (ptrdiff_t) (pl + 1) * step;
+    const float   *qh = base + (ptrdiff_t) (ph + 1) * step;
+    double         dl = xa, dh = xb; /* x at o0 + j - r and o0 + j + r + 1 */
 
     auto fetch = [&] (int jb, float *xl, float *xh) {
+      /* All of the group's loads wanted: no guards, 32-bit offsets from
+       * the group's first (u * step is far below 2^31). */
+      if (jb + COS_V + 1 < o_end)
+        {
+          const float *gl = ql + (ptrdiff_t) (jb - j0) * step;
+          const float *gh = qh + (ptrdiff_t) (jb - j0) * step;
+          const int    istep = (int) step;
+
+#pragma unroll
+          for (int u = 0; u < COS_V; u++)
+            {
+              xl[u] = FL ? __ldg (gl + u * istep) : at (pl + 1 + jb + u - j0);
+              xh[u] = FH ? __ldg (gh + u * istep) : at (ph + 1 + jb + u - j0);
+            }
+          return;
+        }
 #pragma unroll
       for (int u = 0; u < COS_V; u++)
         {
@@ -285,51 +480,56 @@ __launch_bounds__ (COS_LANES *COS_NCH, 4)
 
           if (j + 2 < o_end)
             {
-              xl[u]
-                = FL ? __ldg (ql + (ptrdiff_t) (j - j0) * step) : at (j + 1);
+              xl[u] = FL ? __ldg (ql + (ptrdiff_t) (j - j0) * step)
+                         : at (pl + 1 + j - j0);
               xh[u] = FH ? __ldg (qh + (ptrdiff_t) (j - j0) * step)
-                         : at (j + 2 * r + 2);
+                         : at (ph + 1 + j - j0);
             }
           else
             xl[u] = xh[u] = 0.0f;
         }
     };
+    /* One output from Dx = D[j], Dy = D[j+1]; Dx becomes D[j+2]. */
+    auto step1 = [&] (double *Dx, const double *Dy, float xlu, float xhu) {
+      double sum[NT];
+
+#pragma unroll
+      for (int m = 0; m < NT; m++)
+        sum[m] = Dx[m];
+#pragma unroll
+      for (int w = 1; w < NT; w *= 2)
+#pragma unroll
+        for (int m = 0; m + w < NT; m += 2 * w)
+          sum[m] += sum[m + w];
+      *op = (float) sum[0];
+      op += ostep;
+
+      const double l1 = xlu, h1 = xhu;
+      const double sa = h1 + dl, sb = dh + l1;
+
+#pragma unroll
+      for (int m = 0; m < NT; m++)
+        Dx[m] = fma (k.two_cos[m], Dy[m],
+                     fma (k.alpha[m], sa, fma (-k.beta[m], sb, -Dx[m])));
+      dl = l1;
+      dh = h1;
+    };
     float xl[COS_V], xh[COS_V];
+    int   j = j0;
 
     fetch (j0, xl, xh);
-    for (int j = j0; j < o_end; j += COS_V)
+    /* Whole groups: the roles of Da and Db alternate, no moves. */
+    for (; j + COS_V <= o_end; j += COS_V)
       {
         float nl[COS_V], nh[COS_V];
 
-        /* The next batch's loads are in flight during this one. */
+        /* The next group's loads are in flight during this one. */
         fetch (j + COS_V, nl, nh);
 #pragma unroll
-        for (int u = 0; u < COS_V; u++)
+        for (int u = 0; u < COS_V; u += 2)
           {
-            double y = 0.0;
-
-            if (j + u >= o_end)
-              break;
-#pragma unroll
-            for (int m = 0; m < NT; m++)
-              y = fma (k.coeff[m], c0[m], y);
-            *o = (float) y;
-            o += ostep;
-
-            const double sp = (double) xh[u] + lo, sm = (double) xl[u] + hi;
-
-#pragma unroll
-            for (int m = 0; m < NT; m++)
-              {
-                double c2 = fma (k.two_cos[m], c1[m], -c0[m]);
-
-                c2 = fma (k.cos_r[m], sp, c2);
-                c2 = fma (-k.cos_r1[m], sm, c2);
-                c0[m] = c1[m];
-                c1[m] = c2;
-              }
-            lo = xl[u];
-            hi = xh[u];
+            step1 (Da, Db, xl[u], xh[u]);
+            step1 (Db, Da, xl[u + 1], xh[u + 1]);
           }
 #pragma unroll
         for (int u = 0; u < COS_V; u++)
@@ -338,9 +538,23 @@ __launch_bounds__ (COS_LANES *COS_NCH, 4)
             xh[u] = nh[u];
           }
       }
+#pragma unroll
+    for (int u = 0; u < COS_V - 1; u++)
+      if (j + u < o_end)
+        {
+          if (u % 2 == 0)
+            step1 (Da, Db, xl[u], xh[u]);
+          else
+            step1 (Db, Da, xl[u], xh[u]);
+        }
   };
-  const bool fast_lo = p0 + j0 + 1 >= 0 && p0 + o_end - 2 < n;
-  const bool fast_hi = p0 + j0 + 2 * r + 2 >= 0 && p0 + o_end + 2 * r - 1 < n;
+  /* One variant per warp (the border map is right everywhere): chunks
+   * of one warp taking different variants would run them one after the
+   * other. */
+  const unsigned warp = __activemask ();
+  const bool     fast_lo = __all_sync (warp, pl + 1 >= 0 && p0 + o_end - 2 < n);
+  const bool     fast_hi
+    = __all_sync (warp, ph + 1 >= 0 && p0 + o_end + 2 * r - 1 < n);
 
   if (fast_lo && fast_hi)
     outputs (LinesBool<true> (), LinesBool<true> ());
@@ -375,12 +589,23 @@ gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
       k.sin_r[m] = sin (w * plan->radius);
       k.cos_r1[m] = cos (w * (plan->radius + 1));
       k.sin_r1[m] = sin (w * (plan->radius + 1));
+      k.alpha[m] = k.coeff[m] * k.cos_r[m];
+      k.beta[m] = k.coeff[m] * k.cos_r1[m];
+      if (m > 0)
+        {
+          /* 1 / (e^{iw} - 1) = conj (d) / |d|^2 */
+          double dre = cos (w) - 1.0, dim = sin (w);
+          double d2 = dre * dre + dim * dim;
+
+          k.inv_re[m] = dre / d2;
+          k.inv_im[m] = -dim / d2;
+        }
     }
   return cudaMemcpyToSymbol (lines_cos, &k, sizeof k, sizeof k * axis,
                              cudaMemcpyHostToDevice);
 }
 
-template <int NT, int AXIS>
+template <int NT, int AXIS, bool FLAT>
 static cudaError_t
 cosines_launch (const CudaGeom  &g,
                 const CudaPlane &in,
@@ -388,9 +613,10 @@ cosines_launch (const CudaGeom  &g,
                 cudaStream_t     stream)
 {
   const int    n_lines = (AXIS == 0 ? out.h : out.w) * g.channels;
-  const size_t per_chunk = 2 * sizeof (double2) * NT * COS_LANES;
-  int          nch = COS_NCH;
-  cudaError_t  err;
+  const size_t per_chunk
+    = lines_slots (FLAT) * sizeof (double2) * NT * COS_LANES;
+  int         nch = COS_NCH;
+  cudaError_t err;
 
   while (nch > 1 && per_chunk * nch > (size_t) gpufx_cuda_limits.smem)
     nch /= 2;
@@ -401,11 +627,24 @@ cosines_launch (const CudaGeom  &g,
   dim3   grid (gpufx_cuda_div_up (n_lines, COS_LANES));
   dim3   block (COS_LANES, nch);
 
-  if ((err = gpufx_cuda_allow_smem (lines_cosines_kernel<NT, AXIS>, smem))
+  if ((err = gpufx_cuda_allow_smem (lines_cosines_kernel<NT, AXIS, FLAT>, smem))
       != cudaSuccess)
     return err;
-  lines_cosines_kernel<NT, AXIS><<<grid, block, smem, stream>>> (g, in, out);
+  lines_cosines_kernel<NT, AXIS, FLAT>
+    <<<grid, block, smem, stream>>> (g, in, out);
   return cudaGetLastError ();
+}
+
+template <int NT, int AXIS>
+static cudaError_t
+cosines_launch (const CudaGeom  &g,
+                const CudaPlane &in,
+                const CudaPlane &out,
+                cudaStream_t     stream)
+{
+  if (g.border == GPUFX_BORDER_CLAMP || g.border == GPUFX_BORDER_ZERO)
+    return cosines_launch<NT, AXIS, true> (g, in, out, stream);
+  return cosines_launch<NT, AXIS, false> (g, in, out, stream);
 }
 
 template <int NT>

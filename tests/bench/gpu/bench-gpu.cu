@@ -1,8 +1,10 @@
 /* gimp-gpu-filters: GPU benchmark.  Device-resident times (data already on
  * the GPU, CUDA events, warm-up, median, inputs rotated over buffers larger
- * than L2), host-to-host times through gpufx_run with pinned memory, naive
+ * than L2), host-to-host times through gpufx_run with pinned memory, each
+ * interleaved with the copy bound it is measured against, naive
  * one-thread-per-pixel kernels, and the machine's limits measured in the
  * same run (D2D copy bandwidth, pinned PCIe bandwidth, FP32 FMA rate).
+ * "bench-gpu --h2h" runs the limits and the host-to-host rows only.
  *
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -11,9 +13,11 @@
 #include "gaussian-plan.h"
 
 #include <algorithm>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <string>
 #include <time.h>
 #include <vector>
 
@@ -354,55 +358,6 @@ run_size (int w, int h)
              pass, "");
     }
 
-  /* Host to host: gpufx_run on pinned buffers, what the plug-in sees. */
-  {
-    float       *hs, *hd;
-    GpufxFilter  f;
-    GpufxOptions o;
-    CK (cudaHostAlloc (&hs, bytes, 0));
-    CK (cudaHostAlloc (&hd, bytes, 0));
-    for (size_t k = 0; k < n; k++)
-      hs[k] = (float) (k % 977) / 977.f;
-    /* No alpha: the core's alpha conversion runs on the CPU and is not
-     * what this measures. */
-    GpufxImage vs = { hs, W, H, C, (ptrdiff_t) W * C, -1, false };
-    GpufxImage vd = { hd, W, H, C, (ptrdiff_t) W * C, -1, false };
-    gpufx_options_init (&o);
-    o.backend = GPUFX_BACKEND_CUDA;
-    for (int k = 0; k < 3; k++)
-      {
-        const char *names[] = { "sobel", "gaussian s=10", "kuwahara r=10" };
-        gpufx_filter_init (&f, k == 0   ? GPUFX_FILTER_SOBEL
-                               : k == 1 ? GPUFX_FILTER_GAUSSIAN_BLUR
-                                        : GPUFX_FILTER_KUWAHARA);
-        f.gaussian.std_dev_x = f.gaussian.std_dev_y = 10;
-        f.kuwahara.radius = 10;
-        std::vector<double> t;
-        for (int rep = 0; rep < 7; rep++)
-          {
-            GpufxReport     rr;
-            struct timespec a, b;
-            clock_gettime (CLOCK_MONOTONIC, &a);
-            GpufxStatus st = gpufx_run (&f, &vs, &vd, &o, &rr);
-            clock_gettime (CLOCK_MONOTONIC, &b);
-            if (st != GPUFX_OK)
-              {
-                printf ("host-to-host failed: %s\n", rr.message);
-                break;
-              }
-            t.push_back ((b.tv_sec - a.tv_sec) * 1e3
-                         + (b.tv_nsec - a.tv_nsec) * 1e-6);
-          }
-        std::sort (t.begin (), t.end ());
-        printf ("| %dx%d | %-24s | %-22s | %9.3f | | | host-to-host, pinned, "
-                "gpufx_run median of 7 |\n",
-                W, H, names[k], "ours h2h", t[t.size () / 2]);
-      }
-    cudaFreeHost (hs);
-    cudaFreeHost (hd);
-    gpufx_release ();
-  }
-
   for (int i = 0; i < NBUF; i++)
     cudaFree (g_in[i]);
   cudaFree (g_out);
@@ -410,11 +365,246 @@ run_size (int w, int h)
   cudaFree (g_scratch);
 }
 
+/* ---- host to host: gpufx_run, what the plug-in sees -------------------- */
+
+static double g_h2d_gbs, g_d2h_gbs; /* pinned, one way, bytes / s / 1e9 */
+static std::vector<std::string> g_late_limits; /* printed after the table */
+
+static double
+host_ms (const struct timespec &a, const struct timespec &b)
+{
+  return (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) * 1e-6;
+}
+
+/* The q-quantile (0..1) of v. */
+static double
+quantile (std::vector<double> v, double q)
+{
+  std::sort (v.begin (), v.end ());
+  return v[(size_t) (q * (v.size () - 1) + 0.5)];
+}
+
+struct H2hLink
+{
+  void        *dev_in, *dev_out;
+  const float *src;
+  float       *dst;
+  size_t       bytes;
+  cudaStream_t up, down;
+};
+
+/* The host-to-host bound, once: what a perfect pipeline must move over the
+ * link, the whole input up and the whole output down, both at once (one
+ * stream each way), from and to the page-locked buffers the filter reads
+ * and writes, timed as gpufx_run is (host clock, to the last byte). */
+static double
+h2h_bound_once (const H2hLink &l)
+{
+  struct timespec a, b;
+
+  clock_gettime (CLOCK_MONOTONIC, &a);
+  CK (cudaMemcpyAsync (l.dev_in, l.src, l.bytes, cudaMemcpyHostToDevice, l.up));
+  CK (cudaMemcpyAsync (l.dst, l.dev_out, l.bytes, cudaMemcpyDeviceToHost,
+                       l.down));
+  CK (cudaStreamSynchronize (l.up));
+  CK (cudaStreamSynchronize (l.down));
+  clock_gettime (CLOCK_MONOTONIC, &b);
+  return host_ms (a, b);
+}
+
+static const int H2H_PAIRS = 31;
+
+/* gpufx_run on page-locked buffers (cudaHostAllocPortable, as
+ * gpufx_host_alloc gives GIMP's operations), interleaved with the bound:
+ * bound, filter, bound, filter, ... so that both see the same link.  The
+ * row's ms is the filter's median, "roofline ms" the bound's, and % the
+ * median of the per-pair ratios bound / filter.  The note adds the bound
+ * a filter of this reach (rows of input beyond an output row) could reach
+ * at best: no output row is final before `reach' rows beyond it are up,
+ * so the first reach rows go up alone and the last reach rows come down
+ * alone:  reach / H (up + down, one way each) + (H - reach) / H bound. */
+static void
+run_h2h (int w, int h)
+{
+  const size_t        n = (size_t) w * h * C, bytes = n * sizeof (float);
+  float              *hs, *hd;
+  H2hLink             l;
+  GpufxOptions        o;
+  std::vector<double> all_bound;
+
+  W = w;
+  H = h;
+  CK (cudaHostAlloc (&hs, bytes, cudaHostAllocPortable));
+  CK (cudaHostAlloc (&hd, bytes, cudaHostAllocPortable));
+  for (size_t k = 0; k < n; k++)
+    {
+      hs[k] = (float) (k % 977) / 977.f;
+      hd[k] = 0;
+    }
+  l.src = hs;
+  l.dst = hd;
+  l.bytes = bytes;
+  CK (cudaMalloc (&l.dev_in, bytes));
+  CK (cudaMalloc (&l.dev_out, bytes));
+  CK (cudaMemset (l.dev_out, 0, bytes));
+  CK (cudaStreamCreateWithFlags (&l.up, cudaStreamNonBlocking));
+  CK (cudaStreamCreateWithFlags (&l.down, cudaStreamNonBlocking));
+
+  /* No alpha: the core's alpha conversion runs on the CPU and is not
+   * what this measures. */
+  GpufxImage vs = { hs, W, H, C, (ptrdiff_t) W * C, -1, false };
+  GpufxImage vd = { hd, W, H, C, (ptrdiff_t) W * C, -1, false };
+  gpufx_options_init (&o);
+  o.backend = GPUFX_BACKEND_CUDA;
+
+  struct Case
+  {
+    const char     *name;
+    GpufxFilterKind kind;
+    double          param;
+  };
+  const Case cases[] = {
+    { "sobel", GPUFX_FILTER_SOBEL, 0 },
+    { "gaussian s=2", GPUFX_FILTER_GAUSSIAN_BLUR, 2 },
+    { "gaussian s=10", GPUFX_FILTER_GAUSSIAN_BLUR, 10 },
+    { "gaussian s=50", GPUFX_FILTER_GAUSSIAN_BLUR, 50 },
+    { "gaussian s=200", GPUFX_FILTER_GAUSSIAN_BLUR, 200 },
+    { "convolve 13x13", GPUFX_FILTER_CONVOLVE, 13 },
+    { "kuwahara r=10", GPUFX_FILTER_KUWAHARA, 10 },
+    { "kuwahara r=30", GPUFX_FILTER_KUWAHARA, 30 },
+  };
+  for (const Case &c : cases)
+    {
+      GpufxFilter         f;
+      std::vector<double> tf, tb, ratio;
+      int                 reach = 0;
+      bool                ok = true;
+      double              first = 0; /* the first call's time */
+
+      gpufx_filter_init (&f, c.kind);
+      switch (c.kind)
+        {
+        case GPUFX_FILTER_SOBEL: reach = 1; break;
+        case GPUFX_FILTER_GAUSSIAN_BLUR:
+          f.gaussian.std_dev_x = f.gaussian.std_dev_y = c.param;
+          reach = (int) floor (4 * c.param + 0.5);
+          break;
+        case GPUFX_FILTER_CONVOLVE:
+          /* bench's device-resident 13x13 matrix (not rank 1) */
+          f.convolve.width = f.convolve.height = 13;
+          for (int k = 0; k < 169; k++)
+            f.convolve.matrix[k] = (float) ((k * 37) % 11) / 100.f + (k == 84);
+          f.convolve.divisor = 1;
+          f.convolve.offset = 0;
+          f.convolve.normalize = false;
+          reach = 6;
+          break;
+        case GPUFX_FILTER_KUWAHARA:
+          f.kuwahara.radius = (int) c.param;
+          reach = (int) c.param;
+          break;
+        }
+      for (int rep = -2; rep < H2H_PAIRS && ok; rep++)
+        {
+          GpufxReport     rr;
+          struct timespec a, b;
+          double          bound = h2h_bound_once (l);
+
+          clock_gettime (CLOCK_MONOTONIC, &a);
+          GpufxStatus st = gpufx_run (&f, &vs, &vd, &o, &rr);
+          clock_gettime (CLOCK_MONOTONIC, &b);
+          if (st != GPUFX_OK || rr.backend_used != GPUFX_BACKEND_CUDA)
+            {
+              printf ("host-to-host %s failed: %s\n", c.name, rr.message);
+              ok = false;
+            }
+          else if (rep == -2)
+            first = host_ms (a, b);
+          else if (rep >= 0) /* two warm-up pairs */
+            {
+              tb.push_back (bound);
+              tf.push_back (host_ms (a, b));
+              ratio.push_back (bound / host_ms (a, b));
+            }
+        }
+      if (! ok)
+        continue;
+      all_bound.insert (all_bound.end (), tb.begin (), tb.end ());
+
+      double up1 = bytes / g_h2d_gbs / 1e6, down1 = bytes / g_d2h_gbs / 1e6;
+      double share = std::min (1.0, (double) reach / H);
+      double dep = share * (up1 + down1) + (1 - share) * quantile (tb, 0.5);
+      printf ("| %dx%d | %-24s | %-22s | %9.3f | %9.3f | %5.0f%% | "
+              "host-to-host, pinned, gpufx_run; bound: in up + out down at "
+              "once, %d pairs interleaved; filter p10-p90 %.3f-%.3f, bound "
+              "%.3f-%.3f; reach %d rows: %.3f ms at best (%.0f%%); first "
+              "call %.3f ms |\n",
+              W, H, c.name, "ours h2h", quantile (tf, 0.5), quantile (tb, 0.5),
+              100 * quantile (ratio, 0.5), H2H_PAIRS, quantile (tf, 0.1),
+              quantile (tf, 0.9), quantile (tb, 0.1), quantile (tb, 0.9), reach,
+              dep, 100 * quantile (tb, 0.5) / dep, first);
+      fflush (stdout);
+    }
+  /* What a call costs besides the copies: Sobel on a 64 x 64 corner of the
+   * same page-locked buffers. */
+  {
+    GpufxImage          ts = { hs, 64, 64, C, (ptrdiff_t) W * C, -1, false };
+    GpufxImage          td = { hd, 64, 64, C, (ptrdiff_t) W * C, -1, false };
+    GpufxFilter         f;
+    std::vector<double> t;
+    char                line[256];
+
+    gpufx_filter_init (&f, GPUFX_FILTER_SOBEL);
+    for (int rep = -2; rep < H2H_PAIRS; rep++)
+      {
+        GpufxReport     rr;
+        struct timespec a, b;
+
+        clock_gettime (CLOCK_MONOTONIC, &a);
+        GpufxStatus st = gpufx_run (&f, &ts, &td, &o, &rr);
+        clock_gettime (CLOCK_MONOTONIC, &b);
+        if (st == GPUFX_OK && rep >= 0)
+          t.push_back (host_ms (a, b));
+      }
+    if (! t.empty ())
+      {
+        snprintf (line, sizeof line,
+                  "cost: gpufx_run sobel 64x64 of the %dx%d pinned buffers "
+                  "(a call's fixed cost) %.3f ms, p10-p90 %.3f-%.3f",
+                  W, H, quantile (t, 0.5), quantile (t, 0.1),
+                  quantile (t, 0.9));
+        g_late_limits.push_back (line);
+      }
+  }
+  if (! all_bound.empty ())
+    {
+      char line[256];
+
+      snprintf (line, sizeof line,
+                "limit: host-to-host bound %dx%d RGBA f32 (pinned, in up + out "
+                "down at once, interleaved with the h2h rows) %.3f ms, p10-p90 "
+                "%.3f-%.3f, %zu copies",
+                W, H, quantile (all_bound, 0.5), quantile (all_bound, 0.1),
+                quantile (all_bound, 0.9), all_bound.size ());
+      g_late_limits.push_back (line);
+    }
+  cudaStreamDestroy (l.up);
+  cudaStreamDestroy (l.down);
+  cudaFree (l.dev_in);
+  cudaFree (l.dev_out);
+  cudaFreeHost (hs);
+  cudaFreeHost (hd);
+  gpufx_release ();
+}
+
 int
-main (void)
+main (int argc, char **argv)
 {
   char           why[256];
   cudaDeviceProp prop;
+  /* --h2h: the limits and the host-to-host rows only (quick, for runs
+   * under several settings in one call). */
+  bool h2h_only = argc > 1 && strcmp (argv[1], "--h2h") == 0;
 
   if (! gpufx_backend_available (GPUFX_BACKEND_CUDA, why, sizeof why))
     {
@@ -440,8 +630,10 @@ main (void)
       [&] (int) { cudaMemcpyAsync (x, h, b, cudaMemcpyHostToDevice); }, 5);
     double d2h = time_ms (
       [&] (int) { cudaMemcpyAsync (h, x, b, cudaMemcpyDeviceToHost); }, 5);
-    printf ("limit: pinned H2D %.1f GB/s, D2H %.1f GB/s\n", b / h2d / 1e6,
-            b / d2h / 1e6);
+    g_h2d_gbs = b / h2d / 1e6;
+    g_d2h_gbs = b / d2h / 1e6;
+    printf ("limit: pinned H2D %.1f GB/s, D2H %.1f GB/s\n", g_h2d_gbs,
+            g_d2h_gbs);
     printf ("limit: host-to-host bound 4K RGBA f32 (in+out, overlapped) %.3f "
             "ms, serial %.3f ms\n",
             std::max (h2d, d2h) * (3840.0 * 2160 * 16 / b),
@@ -466,8 +658,52 @@ main (void)
       printf ("limit: host-to-host bound 4K RGBA f32 (in+out at once, "
               "measured) %.3f ms\n",
               both);
+      /* The same bytes both ways at once, copied as a pipeline might:
+       * 2D copies of 3840-pixel rows; 69-row (4 MiB) pieces queued in the
+       * two streams; each direction split over two streams. */
+      const size_t row = (size_t) 3840 * 16, piece = 69 * row;
+      cudaStream_t s3, s4;
+      CK (cudaStreamCreate (&s3));
+      CK (cudaStreamCreate (&s4));
+      double rows2d = time_ms (
+        [&] (int) {
+          cudaMemcpy2DAsync (x, row, h, row, row, 2160, cudaMemcpyHostToDevice,
+                             s1);
+          cudaMemcpy2DAsync ((char *) h + img, row, y, row, row, 2160,
+                             cudaMemcpyDeviceToHost, s2);
+        },
+        15);
+      double pieces = time_ms (
+        [&] (int) {
+          for (size_t o = 0; o < img; o += piece)
+            {
+              size_t m = std::min (piece, img - o);
+              cudaMemcpyAsync ((char *) x + o, (char *) h + o, m,
+                               cudaMemcpyHostToDevice, s1);
+              cudaMemcpyAsync ((char *) h + img + o, (char *) y + o, m,
+                               cudaMemcpyDeviceToHost, s2);
+            }
+        },
+        15);
+      double two = time_ms (
+        [&] (int) {
+          size_t half = img / 2;
+          cudaMemcpyAsync (x, h, half, cudaMemcpyHostToDevice, s1);
+          cudaMemcpyAsync ((char *) x + half, (char *) h + half, img - half,
+                           cudaMemcpyHostToDevice, s3);
+          cudaMemcpyAsync ((char *) h + img, y, half, cudaMemcpyDeviceToHost,
+                           s2);
+          cudaMemcpyAsync ((char *) h + img + half, (char *) y + half,
+                           img - half, cudaMemcpyDeviceToHost, s4);
+        },
+        15);
+      printf ("limit: host-to-host 4K both ways at once, copied as: 2D rows "
+              "%.3f ms, 4 MiB pieces %.3f ms, two streams each way %.3f ms\n",
+              rows2d, pieces, two);
       cudaStreamDestroy (s1);
       cudaStreamDestroy (s2);
+      cudaStreamDestroy (s3);
+      cudaStreamDestroy (s4);
     }
     cudaFreeHost (h);
     float *o;
@@ -490,7 +726,16 @@ main (void)
   }
   printf ("\n| size | filter | impl | ms | roofline ms | %% of roof | note "
           "|\n|---|---|---|---|---|---|---|\n");
-  run_size (1920, 1080);
-  run_size (3840, 2160);
+  for (int k = 0; k < 2; k++)
+    {
+      int w = k ? 3840 : 1920, h = k ? 2160 : 1080;
+
+      if (! h2h_only)
+        run_size (w, h);
+      run_h2h (w, h);
+    }
+  printf ("\n");
+  for (const std::string &line : g_late_limits)
+    printf ("%s\n", line.c_str ());
   return 0;
 }
