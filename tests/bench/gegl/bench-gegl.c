@@ -67,6 +67,11 @@ static const BenchCase bench_cases[] = {
     "std-dev-x=20 std-dev-y=20 abyss-policy=clamp filter=auto",
     "std-dev-x=20 std-dev-y=20 abyss-policy=clamp filter=fir", "RaGaBaA float",
     1e-4 },
+  /* Large sigma: GEGL's FIR would take minutes, so its IIR only. */
+  { "gaussian s=100", "gpufx:gaussian-blur",
+    "std-dev-x=100 std-dev-y=100 border=clamp", "gegl:gaussian-blur",
+    "std-dev-x=100 std-dev-y=100 abyss-policy=clamp filter=auto", NULL,
+    "RaGaBaA float", 1e-4 },
   { "sobel", "gpufx:sobel",
     "horizontal=true vertical=true keep-sign=false border=clamp",
     "gegl:edge-sobel", "horizontal=true vertical=true keep-sign=false", NULL,
