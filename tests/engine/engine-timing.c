@@ -5,9 +5,11 @@
  *
  *   engine-timing [width height [threads]]
  * times each filter on a random RGBA float image (best of 3), as
- * tests/bench would compare with OpenCV.
+ * tests/bench would compare with OpenCV, after the Gaussian plan's fit
+ * (first fit of a sigma, and again from the plan cache).
  */
 #include "engine-test.h"
+#include "gaussian-plan.h"
 
 #include <time.h>
 
@@ -18,6 +20,33 @@ now_ms (void)
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+/* A sigma's first fit (the cache emptied, best of 5), then one from the
+ * cache. */
+static void
+time_plan (double sigma)
+{
+  double            first = INFINITY, again;
+  GpufxGaussianPlan p;
+
+  for (int i = 0; i < 5; i++)
+    {
+      double t0;
+
+      gpufx_gaussian_plan_forget ();
+      t0 = now_ms ();
+      gpufx_gaussian_plan_init (&p, sigma, GPUFX_GAUSS_DIRECT_RADIUS);
+      first = fmin (first, now_ms () - t0);
+      gpufx_gaussian_plan_clear (&p);
+    }
+  again = now_ms ();
+  gpufx_gaussian_plan_init (&p, sigma, GPUFX_GAUSS_DIRECT_RADIUS);
+  again = now_ms () - again;
+  printf ("gaussian plan sigma %-6g %d terms: first fit %.3f ms, cached %.4f "
+          "ms\n",
+          sigma, p.n_terms, first, again);
+  gpufx_gaussian_plan_clear (&p);
 }
 
 static void
@@ -57,12 +86,15 @@ main (int argc, char **argv)
   GpufxOptions        o;
   GpufxFilter         f;
   static const double sigmas[] = { 2, 4, 5, 10, 50, 200 };
+  static const double plan_sigmas[] = { 16, 50, 200, 500, 1500 };
   static const int    radii[] = { 2, 10, 30 };
 
   gpufx_options_init (&o);
   o.backend = GPUFX_BACKEND_CPU;
   o.threads = argc > 3 ? atoi (argv[3]) : 0;
   printf ("%d x %d RGBA float32, %d threads (0 = all)\n", w, h, o.threads);
+  for (size_t i = 0; i < sizeof plan_sigmas / sizeof plan_sigmas[0]; i++)
+    time_plan (plan_sigmas[i]);
 
   for (size_t i = 0; i < sizeof sigmas / sizeof sigmas[0]; i++)
     {
