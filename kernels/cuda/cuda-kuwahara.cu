@@ -193,9 +193,13 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
  * warps' segments, so the cost per output does not grow with r and there
  * is no block-wide scan.  Then each lane picks for tile columns lane and
  * lane + 32 of its warp's 64, with the CPU's exact tie rule on double
- * sums.  The float channel sums (sliding over at most seg_h rows, prefix
- * over 64 columns) stayed within 6e-6 of the double-sliding kernel before
- * on a 4K image at r = 1 (less at larger r). */
+ * sums.  Below 16 warps the pick has two phases: each box's variance (per
+ * set and first column) is computed once, after a second barrier read by
+ * the two outputs that use it (half the shared reads and variances per
+ * output; at 16 warps the barrier costs more).  The float channel sums
+ * (sliding over at most seg_h rows, prefix over 64 columns) stayed within
+ * 6e-6 of the double-sliding kernel before on a 4K image at r = 1 (less at
+ * larger r). */
 #define KUWA_NT          512
 #define KUWA_FUSED_MAX_R 30
 
@@ -313,7 +317,7 @@ kuwa_fused_smem (int nt, int channels)
          * (2 * sizeof (double) + channels * sizeof (float));
 }
 
-template <int C>
+template <int C, bool TP>
 __global__ void
 __launch_bounds__ (KUWA_NT, 1)
   kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
@@ -342,9 +346,12 @@ __launch_bounds__ (KUWA_NT, 1)
   /* [buffer][set][V, V^2][column] then [buffer][set][channel][column].
    * The registers hold the trailing set (s[0]: A going down, B going up)
    * and the leading one (s[1]); slot set ^ up of a buffer is A (0) or B
-   * (1). */
+   * (1).  TP (two phases): V and V^2 in one buffer, [set][V, V^2][column],
+   * read only before the second barrier, and in place of the other, per
+   * set and box start, the box's (variance, E[V^2]). */
   double     *pv = kuwa_smem;
   float      *pc = (float *) (pv + 8 * tw_all);
+  double2    *vv = (double2 *) (pv + 4 * tw_all);
   int         xi[2];
   KuwaSums<C> s[2]; /* trailing, leading */
 
@@ -444,7 +451,8 @@ __launch_bounds__ (KUWA_NT, 1)
             {
               double hi = kuwa_scan (s[set].v[0][k] + s[set].v[1][k], lane);
 
-              *(double2 *) (pv + (slot * 2 + k) * tw_all + c0)
+              *(double2 *) (pv + ((TP ? set ^ (int) up : slot) * 2 + k) * tw_all
+                            + c0)
                 = make_double2 (hi - s[set].v[1][k], hi);
             }
 #pragma unroll
@@ -457,6 +465,29 @@ __launch_bounds__ (KUWA_NT, 1)
             }
         }
       __syncthreads ();
+      if (TP)
+        {
+          /* Phase 1: per set and box start l (columns l .. l + r <
+           * tw_all), the variance and E[V^2], each used by two outputs. */
+#pragma unroll
+          for (int h = 0; h < 2; h++)
+            {
+              const int l = 2 * w0 + 32 * h + lane;
+
+              if (l < tw_all - r)
+#pragma unroll
+                for (int set = 0; set < 2; set++)
+                  {
+                    const double *p = pv + set * 2 * tw_all;
+                    double        mean = kuwa_box (p, l, l + r) * inv_n;
+                    double        ev2 = kuwa_box (p + tw_all, l, l + r) * inv_n;
+
+                    vv[set * tw_all + l]
+                      = make_double2 (ev2 - mean * mean, ev2);
+                  }
+            }
+          __syncthreads ();
+        }
 
 #pragma unroll
       for (int h = 0; h < 2; h++)
@@ -474,12 +505,26 @@ __launch_bounds__ (KUWA_NT, 1)
 #pragma unroll
           for (int i = 0; i < 4; i++)
             {
-              const int     set = i >> 1, l = t + (i & 1) * r;
-              const double *p = pv + (buf * 2 + set) * 2 * tw_all;
-              double        s1 = kuwa_box (p, l, l + r);
-              double        s2 = kuwa_box (p + tw_all, l, l + r);
-              double        mean = s1 * inv_n, ev2 = s2 * inv_n;
-              double        var = ev2 - mean * mean;
+              const int set = i >> 1, l = t + (i & 1) * r;
+              double    var, ev2;
+
+              if (TP)
+                {
+                  const double2 q = vv[set * tw_all + l];
+
+                  var = q.x;
+                  ev2 = q.y;
+                }
+              else
+                {
+                  const double *p = pv + (buf * 2 + set) * 2 * tw_all;
+                  double        s1 = kuwa_box (p, l, l + r);
+                  double        s2 = kuwa_box (p + tw_all, l, l + r);
+                  double        mean = s1 * inv_n;
+
+                  ev2 = s2 * inv_n;
+                  var = ev2 - mean * mean;
+                }
 
               if (i == 0 || var < best_var - 1e-11 * fabs (best_ev2))
                 {
@@ -551,6 +596,17 @@ kuwa_plan (int w, int h, int r, int nw, int per_sm, int *nbx, int *seg_h)
          * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * (200 + 3 * nw);
 }
 
+/* The fused kernel for blocks of nw warps: two phases below 16 warps (4K,
+ * r = 1..20: 3-6% faster), one at 16, where the second barrier cost 1%. */
+typedef void (*KuwaFused) (CudaGeom, CudaPlane, CudaPlane, int, int);
+
+template <int C>
+static KuwaFused
+kuwa_fused_for (int nw)
+{
+  return nw < KUWA_NT / 32 ? kuwa_fused<C, true> : kuwa_fused<C, false>;
+}
+
 template <int C>
 static cudaError_t
 kuwa_launch (const CudaGeom  &g,
@@ -578,10 +634,12 @@ kuwa_launch (const CudaGeom  &g,
         nw_max--;
       if (kuwa_fused_smem (32 * nw_max, C) > allowed.load ())
         {
-          if ((err = gpufx_cuda_allow_smem (kuwa_fused<C>,
-                                            kuwa_fused_smem (32 * nw_max, C)))
-              != cudaSuccess)
-            return err;
+          for (int tp = 0; tp < 2; tp++)
+            if ((err = gpufx_cuda_allow_smem (tp ? kuwa_fused<C, true>
+                                                 : kuwa_fused<C, false>,
+                                              kuwa_fused_smem (32 * nw_max, C)))
+                != cudaSuccess)
+              return err;
           allowed.store (kuwa_fused_smem (32 * nw_max, C));
         }
       for (int i = 0; i < 4; i++)
@@ -592,7 +650,8 @@ kuwa_launch (const CudaGeom  &g,
 
           if (per_sm == 0
               && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
-                   &per_sm, kuwa_fused<C>, 32 * k, kuwa_fused_smem (32 * k, C))
+                   &per_sm, kuwa_fused_for<C> (k), 32 * k,
+                   kuwa_fused_smem (32 * k, C))
                    == cudaSuccess
               && per_sm > 0)
             per_sm_of[k].store (per_sm);
@@ -608,7 +667,8 @@ kuwa_launch (const CudaGeom  &g,
       dim3   grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
       size_t smem = kuwa_fused_smem (32 * nw, C);
 
-      kuwa_fused<C><<<grid, 32 * nw, smem, stream>>> (g, in, out, r, seg_h);
+      kuwa_fused_for<C> (nw)<<<grid, 32 * nw, smem, stream>>> (g, in, out, r,
+                                                               seg_h);
       return cudaGetLastError ();
     }
 
