@@ -32,8 +32,8 @@ struct LinesCosines
 __constant__ LinesCosines lines_cos[2];
 
 /* The sum of cosines with a cost independent of r, in double.  A block
- * takes COS_LANES lines (lanes; channel fastest, so the column pass reads
- * whole 32-byte sectors) and cuts each line into NCH = blockDim.y chunks
+ * takes LANES lines (lanes; channel fastest, so the column pass reads
+ * whole lines) and cuts each line into NCH = blockDim.y chunks
  * of S samples, one per threadIdx.y: phase 1 sums each chunk's samples
  * (per term, with phase e^{i w q} at image position q), phase 2 computes
  * the outputs [tS, tS + S) of chunk t by a recurrence started from the
@@ -95,18 +95,38 @@ lines_powers (long long q, int L, double2 *z)
                          fma (z[m - 1].x, s, z[m - 1].y * c));
 }
 
-#ifndef COS_LANES
-#define COS_LANES 8
+/* Block shape per axis: lanes (lines, blockDim.x) and chunks per line
+ * at most (blockDim.y).  Rows: 8 lanes (2 pixels x 4 channels) x 16
+ * chunks.  Columns: 32 lanes (8 pixels x 4 channels: a warp is one
+ * chunk and its loads are whole 128-byte lines) x 4 chunks, or x 8
+ * (nch_max) where the grid would not fill one wave (1080p and less). */
+#ifndef COS_ROW_LANES
+#define COS_ROW_LANES 8
 #endif
+#ifndef COS_ROW_NCH
+#define COS_ROW_NCH 16
+#endif
+#ifndef COS_COL_LANES
+#define COS_COL_LANES 32
+#endif
+#ifndef COS_COL_NCH
+#define COS_COL_NCH 4
+#endif
+#ifndef COS_U
 #define COS_U 8 /* samples in flight, chunk sums  */
+#endif
 #ifndef COS_V
 #define COS_V 4 /* outputs in flight, recurrence (even) */
 #endif
-#ifndef COS_NCH
-#define COS_NCH 16 /* chunks per line, at most (blockDim.y) */
-#endif
-/* 512 threads per SM: 128 registers each. */
-#define COS_MIN_BLOCKS (512 / (COS_LANES * COS_NCH))
+
+template <int AXIS> struct CosShape
+{
+  static constexpr int lanes = AXIS == 0 ? COS_ROW_LANES : COS_COL_LANES;
+  static constexpr int nch = AXIS == 0 ? COS_ROW_NCH : COS_COL_NCH;
+  static constexpr int nch_max = AXIS == 0 ? nch : 2 * nch;
+  /* 512 threads per SM: 128 registers each. */
+  static constexpr int min_blocks = 512 / (lanes * nch_max);
+};
 
 template <bool B> struct LinesBool
 {
@@ -123,9 +143,11 @@ lines_slots (bool flat)
  * at fixed constant-bank addresses; FLAT: clamp or zero border. */
 template <int NT, int AXIS, bool FLAT>
 __global__ void
-__launch_bounds__ (COS_LANES *COS_NCH, COS_MIN_BLOCKS)
+__launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
+                   CosShape<AXIS>::min_blocks)
   lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
 {
+  constexpr int             LANES = CosShape<AXIS>::lanes;
   const int                 axis = AXIS;
   extern __shared__ double2 cos_smem[];
   const LinesCosines       &k = lines_cos[AXIS];
@@ -135,7 +157,7 @@ __launch_bounds__ (COS_LANES *COS_NCH, COS_MIN_BLOCKS)
   const int  len = axis == 0 ? out.w : out.h;
   const int  n = axis == 0 ? g.image_w : g.image_h;
   const int  r = k.radius, L = k.period;
-  const int  l = blockIdx.x * COS_LANES + lane;
+  const int  l = blockIdx.x * LANES + lane;
   const bool active = l < n_lines;
   /* Inactive lanes read the last line and write nothing. */
   const int lr = min (l, n_lines - 1);
@@ -250,7 +272,7 @@ __launch_bounds__ (COS_LANES *COS_NCH, COS_MIN_BLOCKS)
 
   /* Shared memory: slot s of chunk u, term m, this lane. */
   auto slot = [&] (int s, int u, int m) -> double2 & {
-    return cos_smem[((s * NCH + u) * NT + m) * COS_LANES + lane];
+    return cos_smem[((s * NCH + u) * NT + m) * LANES + lane];
   };
   /* Slot s gets the sum of the first cnt samples, in absolute phase. */
   auto keep = [&] (int s, int cnt) {
@@ -614,8 +636,12 @@ cosines_launch (const CudaGeom  &g,
 {
   const int    n_lines = (AXIS == 0 ? out.h : out.w) * g.channels;
   const size_t per_chunk
-    = lines_slots (FLAT) * sizeof (double2) * NT * COS_LANES;
-  int         nch = COS_NCH;
+    = lines_slots (FLAT) * sizeof (double2) * NT * CosShape<AXIS>::lanes;
+  const int blocks = gpufx_cuda_div_up (n_lines, CosShape<AXIS>::lanes);
+  /* The default shapes are 128 threads, 4 blocks per SM: a grid short
+   * of one wave takes nch_max chunks. */
+  int nch = blocks < 4 * gpufx_cuda_limits.sm_count ? CosShape<AXIS>::nch_max
+                                                    : CosShape<AXIS>::nch;
   cudaError_t err;
 
   while (nch > 1 && per_chunk * nch > (size_t) gpufx_cuda_limits.smem)
@@ -624,8 +650,8 @@ cosines_launch (const CudaGeom  &g,
     return cudaErrorInvalidConfiguration;
 
   size_t smem = per_chunk * nch;
-  dim3   grid (gpufx_cuda_div_up (n_lines, COS_LANES));
-  dim3   block (COS_LANES, nch);
+  dim3   grid (blocks);
+  dim3   block (CosShape<AXIS>::lanes, nch);
 
   if ((err = gpufx_cuda_allow_smem (lines_cosines_kernel<NT, AXIS, FLAT>, smem))
       != cudaSuccess)
