@@ -89,6 +89,14 @@ plane (float *p)
 
 __constant__ float naive_m[63 * 63];
 
+/* The benchmark's 13 x 13 matrix: not separable, centre weighted. */
+static void
+bench_matrix13 (float *m)
+{
+  for (int k = 0; k < 169; k++)
+    m[k] = (float) ((k * 37) % 11) / 100.f + (k == 84);
+}
+
 __global__ void
 naive_conv (CudaGeom g, const float *in, float *out, int mw, int mh)
 {
@@ -312,8 +320,7 @@ run_size (int w, int h)
   /* Convolution 13x13, not separable */
   {
     float m[169];
-    for (int k = 0; k < 169; k++)
-      m[k] = (float) ((k * 37) % 11) / 100.f + (k == 84);
+    bench_matrix13 (m);
     CK (gpufx_cuda_convolve_upload (m, 13, 13));
     CK (cudaMemcpyToSymbol (naive_m, m, sizeof m));
     double ms = time_ms ([&] (int i) {
@@ -477,33 +484,30 @@ run_h2h (int w, int h)
     {
       GpufxFilter         f;
       std::vector<double> tf, tb, ratio;
-      int                 reach = 0;
+      int                 reach, left, right, bottom;
       bool                ok = true;
       double              first = 0; /* the first call's time */
 
       gpufx_filter_init (&f, c.kind);
       switch (c.kind)
         {
-        case GPUFX_FILTER_SOBEL: reach = 1; break;
+        case GPUFX_FILTER_SOBEL: break;
         case GPUFX_FILTER_GAUSSIAN_BLUR:
           f.gaussian.std_dev_x = f.gaussian.std_dev_y = c.param;
-          reach = (int) floor (4 * c.param + 0.5);
           break;
         case GPUFX_FILTER_CONVOLVE:
           /* bench's device-resident 13x13 matrix (not rank 1) */
           f.convolve.width = f.convolve.height = 13;
-          for (int k = 0; k < 169; k++)
-            f.convolve.matrix[k] = (float) ((k * 37) % 11) / 100.f + (k == 84);
+          bench_matrix13 (f.convolve.matrix);
           f.convolve.divisor = 1;
           f.convolve.offset = 0;
           f.convolve.normalize = false;
-          reach = 6;
           break;
-        case GPUFX_FILTER_KUWAHARA:
-          f.kuwahara.radius = (int) c.param;
-          reach = (int) c.param;
-          break;
+        case GPUFX_FILTER_KUWAHARA: f.kuwahara.radius = (int) c.param; break;
         }
+      /* Rows of input beyond an output row (the bands run down the image). */
+      gpufx_filter_reach (&f, &left, &right, &reach, &bottom);
+      reach = std::max (reach, bottom);
       for (int rep = -2; rep < H2H_PAIRS && ok; rep++)
         {
           GpufxReport     rr;
