@@ -49,11 +49,34 @@ __constant__ LinesCosines lines_cos[2];
  * within their chunks for every t (or at chunk boundaries, or at the
  * plane's end), so each chunk keeps its Goertzel state at b1 and b2 and
  * its total: I (c S + f) = sum_{c' < c} A_c' + (the first f of chunk c).
- * Mirror and wrap: chunks of the padded line (len + 2r samples, j = 0 ..
- * np-1, image position p0 + j), each keeping its total A and the sum B of
- * its first b samples, with 2r + 1 = a S + b; the window of output tS is
- * sum_{t <= u < t + a} A_u + B_{t + a}.  No cancellation either way worth
- * the name in double (magnitudes up to the line length).
+ * Mirror and wrap (PADDED): chunks of the padded line (len + 2r samples,
+ * j = 0 .. np-1, image position p0 + j), each keeping its total A and the
+ * sum B of its first b samples, with 2r + 1 = a S + b; the window of
+ * output tS is sum_{t <= u < t + a} A_u + B_{t + a}.
+ * Mirror and wrap where the padded line is longer than a period P of the
+ * border (PERIODIC; P = n for wrap, 2n - 2 for mirror, 1 for a mirrored
+ * line of 1): the chunks cover one period of the padded line, j = 0 ..
+ * P-1, and the padded line repeats it, so with Y(J) the sum over its
+ * first J samples (absolute phase), Y(K P + f) = Y(P) sum_{k < K} z^k
+ * + z^K Y(f), z = e^{iwP}, and the window of output tS is Y(tS + 2r + 1)
+ * - Y(tS).  Y(tS) is a sum of chunk totals; f = tS + 2r + 1 - K P lies at
+ * one of two offsets within its chunk (K takes two values at most, as
+ * tS < len <= P), where each chunk keeps its Goertzel state, as FLAT
+ * does.  sum_{k < K} z^k = e^{i (K-1) theta / 2} sin (K theta / 2) /
+ * sin (theta / 2), theta = wP (K where z = 1), from exact phases.  The
+ * cost is P samples per line (the image for wrap, twice it for mirror),
+ * whatever r.  No cancellation worth the name in double (magnitudes up to
+ * the line length times 2r / P).
+ * The chunk totals are turned into running sums over the chunks after
+ * phase 1, so that any run of chunks costs one difference (not NCH adds
+ * per term at large r).  Positions outside the image are mapped without
+ * divisions: clamp and zero directly, mirror and wrap by stepping the
+ * mapped index of consecutive positions (map_start, map_next).
+ * Rows of 4 channels that fit twice in an SM's shared memory (RS) are
+ * copied there whole first (one row per block, 4 lanes x 32 chunks, S
+ * odd so that the chunks of a warp read different banks): phase 1 and
+ * both streams of phase 2 then read shared memory instead of re-reading
+ * lines that no longer sit in L1 or L2.
  *
  * Chunk sums by Goertzel's real recurrence (2 flops per sample and term
  * instead of Horner's 4):  s_n = x_n + 2 cos w s_{n-1} - s_{n-2}  gives
@@ -128,26 +151,64 @@ template <int AXIS> struct CosShape
   static constexpr int min_blocks = 512 / (lanes * nch_max);
 };
 
+/* Rows held whole in shared memory (RS, 4 channels, rows that fit): one
+ * row per block, 4 lanes (its channels) x 32 chunks, 2 blocks per SM. */
+#ifndef COS_RS
+#define COS_RS 1
+#endif
+#ifndef COS_RS_NCH
+#define COS_RS_NCH 32
+#endif
+template <int AXIS, bool RS> struct CosBlock : CosShape<AXIS>
+{
+};
+template <> struct CosBlock<0, true>
+{
+  static constexpr int lanes = 4;
+  static constexpr int nch = COS_RS_NCH;
+  static constexpr int nch_max = nch;
+  static constexpr int min_blocks = 2;
+};
+
 template <bool B> struct LinesBool
 {
   static constexpr bool value = B;
 };
 
-__host__ __device__ constexpr int
-lines_slots (bool flat)
+/* What the chunks of phase 1 walk (see above). */
+enum
 {
-  return flat ? 3 : 2;
+  COS_PADDED,  /* the padded line (mirror, wrap; short r) */
+  COS_FLAT,    /* the image (clamp, zero)                 */
+  COS_PERIODIC /* one period (mirror, wrap; long r)       */
+};
+
+__host__ __device__ constexpr int
+lines_slots (int mode)
+{
+  return mode == COS_PADDED ? 2 : 3;
+}
+
+/* The period of the padded line under mirror or wrap. */
+__host__ __device__ inline int
+lines_border_period (int n, int border)
+{
+  return border == GPUFX_BORDER_WRAP ? n : max (2 * n - 2, 1);
 }
 
 /* AXIS is a template argument so that the plan's constants are read
- * at fixed constant-bank addresses; FLAT: clamp or zero border. */
-template <int NT, int AXIS, bool FLAT>
+ * at fixed constant-bank addresses.  RS: the block's row (the input
+ * plane's samples, 4 channels) is copied to shared memory first, and
+ * every later read is a shared-memory one. */
+template <int NT, int AXIS, int MODE, bool RS>
 __global__ void
-__launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
-                   CosShape<AXIS>::min_blocks)
+__launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
+                   CosBlock<AXIS, RS>::min_blocks)
   lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
 {
-  constexpr int             LANES = CosShape<AXIS>::lanes;
+  constexpr bool            FLAT = MODE == COS_FLAT;
+  constexpr bool            PER = MODE == COS_PERIODIC;
+  constexpr int             LANES = CosBlock<AXIS, RS>::lanes;
   const int                 axis = AXIS;
   extern __shared__ double2 cos_smem[];
   const LinesCosines       &k = lines_cos[AXIS];
@@ -169,18 +230,50 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
   /* FLAT: the plane's samples [qa, qa + ni) of the axis. */
   const int qa = axis == 0 ? in.x0 : in.y0;
   const int ni = axis == 0 ? in.w : in.h;
-  const int S = FLAT
-                  ? max (max ((len + NCH - 1) / NCH, (ni + NCH - 1) / NCH), 1)
-                  : (np + NCH) / NCH; /* NCH * S > np */
+  const int per = PER ? lines_border_period (n, g.border) : 1;
+  /* Phase 1 walks the samples [pbase, pbase + nw) of the (padded) line. */
+  const int pbase = FLAT ? qa : p0;
+  const int nw = FLAT ? ni : PER ? per : np;
+  const int S0 = FLAT
+                   ? max (max ((len + NCH - 1) / NCH, (ni + NCH - 1) / NCH), 1)
+                 : PER ? (per + NCH - 1) / NCH
+                       : (np + NCH) / NCH; /* NCH * S > np */
+  /* RS: S odd, so that the chunks of a warp read different banks. */
+  const int S = RS ? S0 | 1 : S0;
   const int j0 = t * S;
   /* Where this chunk's phase-1 samples start (image position) and how
    * many there are. */
-  const int    pw = FLAT ? qa + j0 : p0 + j0;
-  const int    N = max (0, min (S, (FLAT ? ni : np) - j0));
+  const int    pw = pbase + j0;
+  const int    N = max (0, min (S, nw - j0));
   const float *base;
   ptrdiff_t    step;
 
-  if (axis == 0)
+  if (RS)
+    {
+      /* The row after the slots: plane sample q at 4 q + c. */
+      float *row = (float *) (cos_smem + lines_slots (MODE) * NCH * NT * LANES);
+      const float *src = in.p + (ptrdiff_t) (line - in.y0) * in.pitch;
+
+      for (int q = t * LANES + lane; q < ni; q += LANES * NCH)
+        {
+#if __CUDA_ARCH__ >= 800
+          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
+                       :
+                       : "r"((unsigned) __cvta_generic_to_shared (row + 4 * q)),
+                         "l"(src + 4 * q)
+                       : "memory");
+#else
+          *(float4 *) (row + 4 * q) = __ldg ((const float4 *) (src + 4 * q));
+#endif
+        }
+#if __CUDA_ARCH__ >= 800
+      asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+      __syncthreads ();
+      base = row - (ptrdiff_t) in.x0 * C + c;
+      step = C;
+    }
+  else if (axis == 0)
     {
       base = in.p + (ptrdiff_t) (line - in.y0) * in.pitch
              - (ptrdiff_t) in.x0 * C + c;
@@ -193,8 +286,10 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
       step = in.pitch;
     }
 
+  /* A sample: from shared memory (RS) or through the read-only cache. */
+  auto ld = [&] (const float *q) -> float { return RS ? *q : __ldg (q); };
   /* The sample at image position p (border mapped; 0 outside under
-   * zero).  Clamp, the common rule, needs no division. */
+   * zero).  Clamp and zero need no division. */
   auto at = [&] (int p) -> float {
     int i;
 
@@ -202,9 +297,44 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
       i = min (max (p, 0), n - 1);
     else if ((unsigned) p < (unsigned) n)
       i = p;
+    else if (FLAT) /* zero */
+      i = -1;
     else
       i = gpufx_border_index (p, n, g.border);
-    return i >= 0 ? __ldg (base + (ptrdiff_t) i * step) : 0.0f;
+    return i >= 0 ? ld (base + (ptrdiff_t) i * step) : 0.0f;
+  };
+
+  /* Mirror and wrap: the border map of consecutive positions without
+   * divisions.  map_start gives the index of position p and its step d
+   * (wrap 1; mirror 1 or -1, 0 on a line of 1), map_next the index of
+   * the next position. */
+  auto map_start = [&] (int p, int *d) -> int {
+    if (g.border == GPUFX_BORDER_WRAP)
+      {
+        *d = 1;
+        return gpufx_border_index (p, n, GPUFX_BORDER_WRAP);
+      }
+    if (n == 1)
+      {
+        *d = 0;
+        return 0;
+      }
+
+    const int P = 2 * n - 2;
+    int       q = p % P;
+
+    if (q < 0)
+      q += P;
+    *d = q < n - 1 ? 1 : -1;
+    return q < n - 1 ? q : P - q;
+  };
+  auto map_next = [&] (int i, int *d) -> int {
+    if (g.border == GPUFX_BORDER_WRAP)
+      return i + 1 == n ? 0 : i + 1;
+    i += *d;
+    if ((unsigned) (i - 1) >= (unsigned) (n - 2))
+      *d = -*d;
+    return i;
   };
 
   double s1[NT], s2[NT];
@@ -226,6 +356,35 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
       }
   };
 
+  /* Mirror and wrap: Goertzel over the positions [p, p + cnt) through
+   * the border map, COS_U loads at a time. */
+  auto walk_mapped = [&] (int p, int cnt) {
+    int d, i;
+
+    if (cnt <= 0)
+      return;
+    i = map_start (p, &d);
+    for (; cnt >= COS_U; cnt -= COS_U)
+      {
+        float x[COS_U];
+
+#pragma unroll
+        for (int u = 0; u < COS_U; u++)
+          {
+            x[u] = ld (base + (ptrdiff_t) i * step);
+            i = map_next (i, &d);
+          }
+#pragma unroll
+        for (int u = 0; u < COS_U; u++)
+          goertzel (x[u]);
+      }
+    for (; cnt > 0; cnt--)
+      {
+        goertzel (ld (base + (ptrdiff_t) i * step));
+        i = map_next (i, &d);
+      }
+  };
+
   /* Goertzel over the chunk's samples [from, to) (image positions pw +
    * from ...): where they lie inside the image, a pointer walk with the
    * next COS_U loads in flight while the current ones are summed; the
@@ -236,8 +395,11 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
     const int cnt = f1 - f0;
     int       jj = from, done = 0;
 
-    for (; jj < f0; jj++)
-      goertzel (at (pw + jj));
+    if (FLAT)
+      for (; jj < f0; jj++)
+        goertzel (at (pw + jj));
+    else
+      walk_mapped (pw + from, f0 - from);
     if (cnt >= COS_U)
       {
         const float *q = base + (ptrdiff_t) (pw + f0) * step;
@@ -245,7 +407,7 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
 
 #pragma unroll
         for (int u = 0; u < COS_U; u++)
-          cur[u] = __ldg (q + (ptrdiff_t) u * step);
+          cur[u] = ld (q + (ptrdiff_t) u * step);
         q += (ptrdiff_t) COS_U * step;
         for (done = COS_U; done + COS_U <= cnt; done += COS_U)
           {
@@ -253,7 +415,7 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
 
 #pragma unroll
             for (int u = 0; u < COS_U; u++)
-              nxt[u] = __ldg (q + (ptrdiff_t) u * step);
+              nxt[u] = ld (q + (ptrdiff_t) u * step);
             q += (ptrdiff_t) COS_U * step;
 #pragma unroll
             for (int u = 0; u < COS_U; u++)
@@ -266,8 +428,11 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
         for (int u = 0; u < COS_U; u++)
           goertzel (cur[u]);
       }
-    for (jj = f0 + done; jj < to; jj++)
-      goertzel (at (pw + jj));
+    if (FLAT)
+      for (jj = f0 + done; jj < to; jj++)
+        goertzel (at (pw + jj));
+    else
+      walk_mapped (pw + f0 + done, to - f0 - done);
   };
 
   /* Shared memory: slot s of chunk u, term m, this lane. */
@@ -297,14 +462,19 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
       slot (s, t, m) = make_double2 (s1[m], s2[m]);
   };
 
-  /* FLAT: slots 0 and 1 the states at offsets bl <= bh, slot 2 the
-   * total; else slot 0 the total A, slot 1 the first b samples B. */
-  const int b1 = FLAT ? ((o0 - r - qa) % S + S) % S : 0;
-  const int b2 = FLAT ? ((o0 + r + 1 - qa) % S + S) % S : 0;
+  /* FLAT, PERIODIC: slots 0 and 1 the states at offsets bl <= bh, slot 2
+   * the total; else slot 0 the total A, slot 1 the first b samples B. */
+  const int K0 = PER ? (2 * r + 1) / per : 0;
+  const int b1 = FLAT  ? ((o0 - r - qa) % S + S) % S
+                 : PER ? (2 * r + 1 - K0 * per) % S
+                       : 0;
+  const int b2 = FLAT  ? ((o0 + r + 1 - qa) % S + S) % S
+                 : PER ? ((2 * r + 1 - (K0 + 1) * per) % S + S) % S
+                       : 0;
   const int bl = min (b1, b2), bh = max (b1, b2);
   const int a = (2 * r + 1) / S, b = (2 * r + 1) % S;
 
-  if (FLAT)
+  if (FLAT || PER)
     {
       walk (0, min (bl, N));
       keep_raw (0);
@@ -324,66 +494,87 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
     }
   __syncthreads ();
 
+  /* The chunk totals become their running sums over the chunks
+   * (inclusive), so that the sum over any run of chunks is one
+   * difference: one thread per (lane, term). */
+  constexpr int TS = MODE == COS_PADDED ? 0 : 2; /* the totals' slot */
+
+  for (int q = t * LANES + lane; q < LANES * NT; q += LANES * NCH)
+    {
+      double2 acc = make_double2 (0.0, 0.0);
+
+      for (int u = 0; u < NCH; u++)
+        {
+          double2 &v
+            = cos_smem[((TS * NCH + u) * NT + q / LANES) * LANES + q % LANES];
+
+          acc.x += v.x;
+          acc.y += v.y;
+          v = acc;
+        }
+    }
+  __syncthreads ();
+
   if (! active || j0 >= len)
     return;
 
   /* The window sum of output o = o0 + j0, wsum = e^{i w o} T[o]. */
   const int o = o0 + j0, pl = o - r, ph = o + r + 1;
   double2   wsum[NT];
+  double2   z[NT];
 
+#pragma unroll
+  for (int m = 0; m < NT; m++)
+    wsum[m] = make_double2 (0.0, 0.0);
+  /* wsum += sign * (the totals of chunks [u0, u1)) */
+  auto totals = [&] (int u0, int u1, double sign) {
+    if (u0 >= u1)
+      return;
+#pragma unroll
+    for (int m = 0; m < NT; m++)
+      {
+        const double2 v = slot (TS, u1 - 1, m);
+        const double2 w
+          = u0 > 0 ? slot (TS, u0 - 1, m) : make_double2 (0.0, 0.0);
+
+        wsum[m].x += sign * (v.x - w.x);
+        wsum[m].y += sign * (v.y - w.y);
+      }
+  };
+
+  /* wsum += sign * (the first f samples of chunk u), absolute phase */
+  auto part = [&] (int u, int f, double sign) {
+    const int nu = min (S, nw - u * S);
+
+    if (f == 0)
+      return;
+    if (f == nu)
+      {
+        totals (u, u + 1, sign);
+        return;
+      }
+    lines_powers<NT> ((long long) pbase + (long long) u * S + f - 1, L, z);
+#pragma unroll
+    for (int m = 0; m < NT; m++)
+      {
+        const double2 v = slot (f == bl ? 0 : 1, u, m);
+        const double  hre = fma (-k.cos_w[m], v.y, v.x);
+        const double  him = -k.sin_w[m] * v.y;
+
+        wsum[m].x += sign * (hre * z[m].x - him * z[m].y);
+        wsum[m].y += sign * (hre * z[m].y + him * z[m].x);
+      }
+  };
   if (FLAT)
     {
       const int lo = min (max (pl, 0), n), hi = min (max (ph, 0), n);
-      double2   z[NT];
-
-#pragma unroll
-      for (int m = 0; m < NT; m++)
-        wsum[m] = make_double2 (0.0, 0.0);
-      /* sign * (the first f samples of chunk u), absolute phase */
-      auto part = [&] (int u, int f, double sign) {
-        const int nu = min (S, ni - u * S);
-
-        if (f == 0)
-          return;
-        if (f == nu)
-          {
-#pragma unroll
-            for (int m = 0; m < NT; m++)
-              {
-                const double2 v = slot (2, u, m);
-
-                wsum[m].x += sign * v.x;
-                wsum[m].y += sign * v.y;
-              }
-            return;
-          }
-        lines_powers<NT> ((long long) qa + (long long) u * S + f - 1, L, z);
-#pragma unroll
-        for (int m = 0; m < NT; m++)
-          {
-            const double2 v = slot (f == bl ? 0 : 1, u, m);
-            const double  hre = fma (-k.cos_w[m], v.y, v.x);
-            const double  him = -k.sin_w[m] * v.y;
-
-            wsum[m].x += sign * (hre * z[m].x - him * z[m].y);
-            wsum[m].y += sign * (hre * z[m].y + him * z[m].x);
-          }
-      };
 
       if (lo < hi)
         {
           const int cl = (lo - qa) / S, fl = (lo - qa) % S;
           const int ch = (hi - qa) / S, fh = (hi - qa) % S;
 
-          for (int u = cl; u < ch; u++)
-#pragma unroll
-            for (int m = 0; m < NT; m++)
-              {
-                const double2 v = slot (2, u, m);
-
-                wsum[m].x += v.x;
-                wsum[m].y += v.y;
-              }
+          totals (cl, ch, 1.0);
           part (ch, fh, 1.0);
           part (cl, fl, -1.0);
         }
@@ -407,25 +598,60 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
           };
 
           if (pl < 0)
-            pad (pl, min (ph, 0), __ldg (base));
+            pad (pl, min (ph, 0), ld (base));
           if (ph > n)
-            pad (max (pl, n), ph, __ldg (base + (ptrdiff_t) (n - 1) * step));
+            pad (max (pl, n), ph, ld (base + (ptrdiff_t) (n - 1) * step));
         }
+    }
+  else if (PER)
+    {
+      /* Y(J) for J = tS + 2r + 1 = K P + f, less Y(tS). */
+      const int J = j0 + 2 * r + 1, K = J / per, f = J - K * per;
+
+      totals (0, f / S, 1.0);
+      part (f / S, f % S, 1.0);
+      if (K > 0)
+        {
+          /* Powers for the terms of h = e^{iwP/2} and hK = e^{iwKP/2}
+           * (sincospi of exact phases): z^K = hK^2, and sum_{k < K} z^k
+           * = hK conj (h) Im (hK) / Im (h). */
+          double2   e[2], d[2];
+          const int pr = per % (2 * L);
+          int       mr = 0; /* m P mod 2L */
+
+          lines_phase (1, per, 2 * L, &e[0].x, &e[0].y);
+          lines_phase (1, (long long) K * per, 2 * L, &e[1].x, &e[1].y);
+          d[0] = d[1] = make_double2 (1.0, 0.0);
+#pragma unroll
+          for (int m = 0; m < NT; m++)
+            {
+              const double2 v = wsum[m], h = d[0], hk = d[1];
+              const double2 yp = slot (2, NCH - 1, m); /* Y(P) */
+              /* z = 1 where m P is a multiple of 2L: the sum is K */
+              const bool   one = mr == 0;
+              const double q = one ? 0.0 : hk.y / h.y;
+              const double gre = one ? K : q * (hk.x * h.x + hk.y * h.y);
+              const double gim = q * (hk.y * h.x - hk.x * h.y);
+              const double zre = hk.x * hk.x - hk.y * hk.y;
+              const double zim = 2.0 * hk.x * hk.y;
+
+              wsum[m].x = v.x * zre - v.y * zim + gre * yp.x - gim * yp.y;
+              wsum[m].y = v.x * zim + v.y * zre + gre * yp.y + gim * yp.x;
+              mr = mr + pr < 2 * L ? mr + pr : mr + pr - 2 * L;
+#pragma unroll
+              for (int i = 0; i < 2; i++)
+                d[i] = make_double2 (d[i].x * e[i].x - d[i].y * e[i].y,
+                                     fma (d[i].x, e[i].y, d[i].y * e[i].x));
+            }
+        }
+      totals (0, t, -1.0);
     }
   else
     {
 #pragma unroll
       for (int m = 0; m < NT; m++)
-        {
-          wsum[m] = slot (1, t + a, m);
-          for (int u = t; u < t + a; u++)
-            {
-              double2 v = slot (0, u, m);
-
-              wsum[m].x += v.x;
-              wsum[m].y += v.y;
-            }
-        }
+        wsum[m] = slot (1, t + a, m);
+      totals (t, t + a, 1.0);
     }
 
   /* x at o - r and o + r + 1 (the latter only where output o + 1 is
@@ -477,6 +703,25 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
     const float   *ql = base + (ptrdiff_t) (pl + 1) * step;
     const float   *qh = base + (ptrdiff_t) (ph + 1) * step;
     double         dl = xa, dh = xb; /* x at o0 + j - r and o0 + j + r + 1 */
+    /* Mirror and wrap: the streams' next indices, stepped (FLAT: at). */
+    int il = 0, ih = 0, sl = 0, sh = 0;
+
+    if (! FLAT && ! FL)
+      il = map_start (pl + 1, &sl);
+    if (! FLAT && ! FH)
+      ih = map_start (ph + 1, &sh);
+
+    /* A stream's sample at position p: FLAT by at, else at the stream's
+     * index *i, which then steps on. */
+    auto next_at = [&] (int p, int *i, int *d) -> float {
+      if (FLAT)
+        return at (p);
+
+      const float v = ld (base + (ptrdiff_t) *i * step);
+
+      *i = map_next (*i, d);
+      return v;
+    };
 
     auto fetch = [&] (int jb, float *xl, float *xh) {
       /* All of the group's loads wanted: no guards, 32-bit offsets from
@@ -490,8 +735,10 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
 #pragma unroll
           for (int u = 0; u < COS_V; u++)
             {
-              xl[u] = FL ? __ldg (gl + u * istep) : at (pl + 1 + jb + u - j0);
-              xh[u] = FH ? __ldg (gh + u * istep) : at (ph + 1 + jb + u - j0);
+              xl[u] = FL ? ld (gl + u * istep)
+                         : next_at (pl + 1 + jb + u - j0, &il, &sl);
+              xh[u] = FH ? ld (gh + u * istep)
+                         : next_at (ph + 1 + jb + u - j0, &ih, &sh);
             }
           return;
         }
@@ -502,10 +749,10 @@ __launch_bounds__ (CosShape<AXIS>::lanes *CosShape<AXIS>::nch_max,
 
           if (j + 2 < o_end)
             {
-              xl[u] = FL ? __ldg (ql + (ptrdiff_t) (j - j0) * step)
-                         : at (pl + 1 + j - j0);
-              xh[u] = FH ? __ldg (qh + (ptrdiff_t) (j - j0) * step)
-                         : at (ph + 1 + j - j0);
+              xl[u] = FL ? ld (ql + (ptrdiff_t) (j - j0) * step)
+                         : next_at (pl + 1 + j - j0, &il, &sl);
+              xh[u] = FH ? ld (qh + (ptrdiff_t) (j - j0) * step)
+                         : next_at (ph + 1 + j - j0, &ih, &sh);
             }
           else
             xl[u] = xh[u] = 0.0f;
@@ -627,22 +874,61 @@ gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
                              cudaMemcpyHostToDevice);
 }
 
-template <int NT, int AXIS, bool FLAT>
+/* Rows of 4 channels, 16-byte aligned, that leave room for 2 blocks per
+ * SM are held in shared memory (RS). */
+template <int NT, int MODE>
+static bool
+cosines_launch_rs (const CudaGeom  &g,
+                   const CudaPlane &in,
+                   const CudaPlane &out,
+                   cudaStream_t     stream,
+                   cudaError_t     *err)
+{
+  using RB = CosBlock<0, true>;
+  const size_t smem
+    = lines_slots (MODE) * sizeof (double2) * NT * RB::lanes * RB::nch
+      + (size_t) in.w * 4 * sizeof (float);
+  dim3 grid (out.h), block (RB::lanes, RB::nch);
+
+  /* (Each block also holds 1 KB of the SM's shared memory.) */
+  if (! COS_RS || g.channels != 4 || ((uintptr_t) in.p & 15) != 0
+      || (in.pitch & 3) != 0
+      || 2 * (smem + 1024) > (size_t) gpufx_cuda_limits.smem + 1024)
+    return false;
+  if ((*err
+       = gpufx_cuda_allow_smem (lines_cosines_kernel<NT, 0, MODE, true>, smem))
+      == cudaSuccess)
+    {
+      lines_cosines_kernel<NT, 0, MODE, true>
+        <<<grid, block, smem, stream>>> (g, in, out);
+      *err = cudaGetLastError ();
+    }
+  return true;
+}
+
+template <int NT, int AXIS, int MODE>
 static cudaError_t
 cosines_launch (const CudaGeom  &g,
                 const CudaPlane &in,
                 const CudaPlane &out,
                 cudaStream_t     stream)
 {
+  /* No RS instance at 16 terms (its slots leave no room for a row). */
+  constexpr int RNT = NT <= 8 ? NT : 8;
+  cudaError_t   err;
+
+  if (AXIS == 0 && NT <= 8
+      && cosines_launch_rs<RNT, MODE> (g, in, out, stream, &err))
+    return err;
+
   const int    n_lines = (AXIS == 0 ? out.h : out.w) * g.channels;
   const size_t per_chunk
-    = lines_slots (FLAT) * sizeof (double2) * NT * CosShape<AXIS>::lanes;
+    = lines_slots (MODE) * sizeof (double2) * NT * CosShape<AXIS>::lanes;
   const int blocks = gpufx_cuda_div_up (n_lines, CosShape<AXIS>::lanes);
   /* The default shapes are 128 threads, 4 blocks per SM: a grid short
    * of one wave takes nch_max chunks. */
   int nch = blocks < 4 * gpufx_cuda_limits.sm_count ? CosShape<AXIS>::nch_max
                                                     : CosShape<AXIS>::nch;
-  cudaError_t err;
 
   while (nch > 1 && per_chunk * nch > (size_t) gpufx_cuda_limits.smem)
     nch /= 2;
@@ -653,10 +939,11 @@ cosines_launch (const CudaGeom  &g,
   dim3   grid (blocks);
   dim3   block (CosShape<AXIS>::lanes, nch);
 
-  if ((err = gpufx_cuda_allow_smem (lines_cosines_kernel<NT, AXIS, FLAT>, smem))
+  if ((err = gpufx_cuda_allow_smem (lines_cosines_kernel<NT, AXIS, MODE, false>,
+                                    smem))
       != cudaSuccess)
     return err;
-  lines_cosines_kernel<NT, AXIS, FLAT>
+  lines_cosines_kernel<NT, AXIS, MODE, false>
     <<<grid, block, smem, stream>>> (g, in, out);
   return cudaGetLastError ();
 }
@@ -666,11 +953,20 @@ static cudaError_t
 cosines_launch (const CudaGeom  &g,
                 const CudaPlane &in,
                 const CudaPlane &out,
+                int              radius,
                 cudaStream_t     stream)
 {
+  const int n = AXIS == 0 ? g.image_w : g.image_h;
+  const int np = (AXIS == 0 ? out.w : out.h) + 2 * radius;
+  const int per = lines_border_period (n, g.border);
+
   if (g.border == GPUFX_BORDER_CLAMP || g.border == GPUFX_BORDER_ZERO)
-    return cosines_launch<NT, AXIS, true> (g, in, out, stream);
-  return cosines_launch<NT, AXIS, false> (g, in, out, stream);
+    return cosines_launch<NT, AXIS, COS_FLAT> (g, in, out, stream);
+  /* One period where it is clearly shorter than the padded line (its
+   * window sums cost a little more). */
+  if (np > per + per / 4)
+    return cosines_launch<NT, AXIS, COS_PERIODIC> (g, in, out, stream);
+  return cosines_launch<NT, AXIS, COS_PADDED> (g, in, out, stream);
 }
 
 template <int NT>
@@ -679,10 +975,11 @@ cosines_launch (const CudaGeom  &g,
                 int              axis,
                 const CudaPlane &in,
                 const CudaPlane &out,
+                int              radius,
                 cudaStream_t     stream)
 {
-  return axis == 0 ? cosines_launch<NT, 0> (g, in, out, stream)
-                   : cosines_launch<NT, 1> (g, in, out, stream);
+  return axis == 0 ? cosines_launch<NT, 0> (g, in, out, radius, stream)
+                   : cosines_launch<NT, 1> (g, in, out, radius, stream);
 }
 
 cudaError_t
@@ -694,12 +991,12 @@ gpufx_cuda_line_cosines (const CudaGeom  &g,
                          int              n_terms,
                          cudaStream_t     stream)
 {
-  (void) radius;
   /* The fewest terms the registers must hold; the plan's terms past
    * n_terms are zero. */
   if (n_terms <= 4)
-    return cosines_launch<4> (g, axis, in, out, stream);
+    return cosines_launch<4> (g, axis, in, out, radius, stream);
   if (n_terms <= 8)
-    return cosines_launch<8> (g, axis, in, out, stream);
-  return cosines_launch<GPUFX_GAUSS_MAX_TERMS> (g, axis, in, out, stream);
+    return cosines_launch<8> (g, axis, in, out, radius, stream);
+  return cosines_launch<GPUFX_GAUSS_MAX_TERMS> (g, axis, in, out, radius,
+                                                stream);
 }

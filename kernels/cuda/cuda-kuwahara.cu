@@ -202,6 +202,7 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
  * larger r). */
 #define KUWA_NT          512
 #define KUWA_FUSED_MAX_R 30
+#define KUWA_BATCH_R     10 /* see the start */
 
 /* The input row y, border mapped (NULL: zero outside). */
 __device__ __forceinline__ const float *
@@ -349,9 +350,6 @@ __launch_bounds__ (KUWA_NT, 1)
    * (1).  TP (two phases): V and V^2 in one buffer, [set][V, V^2][column],
    * read only before the second barrier, and in place of the other, per
    * set and box start, the box's (variance, E[V^2]). */
-  double     *pv = kuwa_smem;
-  float      *pc = (float *) (pv + 8 * tw_all);
-  double2    *vv = (double2 *) (pv + 4 * tw_all);
   int         xi[2];
   KuwaSums<C> s[2]; /* trailing, leading */
 
@@ -368,52 +366,73 @@ __launch_bounds__ (KUWA_NT, 1)
       for (int c = 0; c < C; c++)
         s[0].c[j][c] = s[1].c[j][c] = 0.0f;
     }
-  /* Start: A = rows y - r .. y, B = rows y .. y + r, y = first row. */
+  /* Start: A = rows y - r .. y, B = rows y .. y + r, y = first row.  With
+   * one phase (16-warp blocks, one per SM) from KUWA_BATCH_R on, 8 rows'
+   * loads at a time: the start's loads wait on DRAM with nothing else on
+   * the SM (4K r >= 22: 3-5% faster).  Not in the two-phase kernels: there
+   * the branch alone made the main loop's code 15% slower (H100). */
   {
     const int y = out.y0 + y_first;
+    auto      add = [&] (int d, float (*p)[C]) {
+#pragma unroll
+      for (int j = 0; j < 2; j++)
+        {
+          if (up ? d >= 0 : d <= 0)
+            kuwa_add<C> (s[0], j, p[j], g.alpha);
+          if (up ? d <= 0 : d >= 0)
+            kuwa_add<C> (s[1], j, p[j], g.alpha);
+        }
+    };
 
+    if (! TP && r >= KUWA_BATCH_R)
+      for (int d0 = -r; d0 <= r; d0 += 8)
+        {
+          float p[8][2][C];
+
+#pragma unroll
+          for (int u = 0; u < 8; u++)
+            if (d0 + u <= r)
+              {
+                const float *row = kuwa_row (g, in, min (y + d0 + u, need_y1));
+
+#pragma unroll
+                for (int j = 0; j < 2; j++)
+                  kuwa_load<C> (in, row, xi[j], p[u][j]);
+              }
+#pragma unroll
+          for (int u = 0; u < 8; u++)
+            if (d0 + u <= r)
+              add (d0 + u, p[u]);
+        }
+    else
 #pragma unroll 2
-    for (int d = -r; d <= r; d++)
-      {
-        const float *row = kuwa_row (g, in, min (y + d, need_y1));
-        float        p[2][C];
+      for (int d = -r; d <= r; d++)
+        {
+          const float *row = kuwa_row (g, in, min (y + d, need_y1));
+          float        p[2][C];
 
 #pragma unroll
-        for (int j = 0; j < 2; j++)
-          kuwa_load<C> (in, row, xi[j], p[j]);
-#pragma unroll
-        for (int j = 0; j < 2; j++)
-          {
-            if (up ? d >= 0 : d <= 0)
-              kuwa_add<C> (s[0], j, p[j], g.alpha);
-            if (up ? d <= 0 : d >= 0)
-              kuwa_add<C> (s[1], j, p[j], g.alpha);
-          }
-      }
+          for (int j = 0; j < 2; j++)
+            kuwa_load<C> (in, row, xi[j], p[j]);
+          add (d, p);
+        }
   }
 
   /* The next row's pixels load one row ahead, so that their latency
-   * hides behind this row's scan and pick: going down (up), the trailing
-   * set A (B) adds row y and drops y - r - 1 (y + r + 1), the leading set
-   * B (A) adds y + r (y - r) and drops y - 1 (y + 1), the row before's
-   * y. */
-  float nx[4][2][C];
-  auto  fetch = [&] (int yy, bool first) {
-    const int    y = out.y0 + yy;
+   * hides behind this row's scan and pick: at row y going down (up), the
+   * trailing set A (B) adds row y and drops y - r - 1 (y + r + 1), the
+   * leading set B (A) adds y + r (y - r) and drops y - 1 (y + 1), the row
+   * before's y (pr). */
+  float nx[3][2][C], pr[2][C];
+  auto  fetch = [&] (int k) {
+    const int    y = out.y0 + y_first + dir * k;
     const float *r0 = kuwa_row (g, in, y);
     const float *r1 = kuwa_row (g, in, y - dir * (r + 1));
     const float *r2 = kuwa_row (g, in, up ? y - r : min (y + r, need_y1));
-    const float *r3 = first ? kuwa_row (g, in, y - dir) : NULL;
 
 #pragma unroll
     for (int j = 0; j < 2; j++)
       {
-        if (first)
-          kuwa_load<C> (in, r3, xi[j], nx[3][j]);
-        else
-#pragma unroll
-          for (int c = 0; c < C; c++)
-            nx[3][j][c] = nx[0][j][c];
         kuwa_load<C> (in, r0, xi[j], nx[0][j]);
         kuwa_load<C> (in, r1, xi[j], nx[1][j]);
         kuwa_load<C> (in, r2, xi[j], nx[2][j]);
@@ -421,54 +440,85 @@ __launch_bounds__ (KUWA_NT, 1)
   };
 
   if (n_rows > 1)
-    fetch (y_first + dir, true);
-  for (int k_row = 0; k_row < n_rows; k_row++)
     {
-      const int yy = y_first + dir * k_row;
-      const int buf = k_row & 1;
+      const float *r3 = kuwa_row (g, in, out.y0 + y_first);
 
-      if (k_row > 0)
+#pragma unroll
+      for (int j = 0; j < 2; j++)
+        kuwa_load<C> (in, r3, xi[j], pr[j]);
+      fetch (1);
+    }
+  for (int k = 0; k < n_rows; k++)
+    {
+      const int buf = k & 1;
+      /* The sums at row k, slid in a copy, and the fetch's two tests
+       * apart: this form compiled to 1-3% faster code at r <= 20 than
+       * sliding s in place (H100, round 9; the same arithmetic). */
+      KuwaSums<C> cur[2];
+
+#pragma unroll
+      for (int set = 0; set < 2; set++)
+        cur[set] = s[set];
+      if (k > 0)
         {
 #pragma unroll
           for (int j = 0; j < 2; j++)
             {
-              kuwa_slide<C> (s[0], j, nx[0][j], nx[1][j], g.alpha);
-              kuwa_slide<C> (s[1], j, nx[2][j], nx[3][j], g.alpha);
+              kuwa_slide<C> (cur[0], j, nx[0][j], nx[1][j], g.alpha);
+              kuwa_slide<C> (cur[1], j, nx[2][j], pr[j], g.alpha);
+#pragma unroll
+              for (int c = 0; c < C; c++)
+                pr[j][c] = nx[0][j][c];
             }
-          if (k_row + 1 < n_rows)
-            fetch (yy + dir, false);
         }
-
-        /* Prefix within the warp's 64 columns of both sets: the lane's pair
-         * sum scanned, then the first column's as that minus the second. */
 #pragma unroll
       for (int set = 0; set < 2; set++)
-        {
-          const int slot = buf * 2 + (set ^ (int) up);
+        s[set] = cur[set];
+      if (k > 0)
+        if (k + 1 < n_rows)
+          fetch (k + 1);
+
+      /* Prefix within the warp's 64 columns of both sets: the lane's pair
+       * sum scanned, then the first column's as that minus the second. */
+      {
+        double *pv = kuwa_smem;
+        float  *pc = (float *) (pv + 8 * tw_all);
 
 #pragma unroll
-          for (int k = 0; k < 2; k++)
-            {
-              double hi = kuwa_scan (s[set].v[0][k] + s[set].v[1][k], lane);
+        for (int set = 0; set < 2; set++)
+          {
+            const int slot = buf * 2 + (set ^ (int) up);
 
-              *(double2 *) (pv + ((TP ? set ^ (int) up : slot) * 2 + k) * tw_all
-                            + c0)
-                = make_double2 (hi - s[set].v[1][k], hi);
-            }
 #pragma unroll
-          for (int c = 0; c < C; c++)
-            {
-              float hi = kuwa_scan (s[set].c[0][c] + s[set].c[1][c], lane);
+            for (int kk = 0; kk < 2; kk++)
+              {
+                double hi
+                  = kuwa_scan (cur[set].v[0][kk] + cur[set].v[1][kk], lane);
 
-              *(float2 *) (pc + (slot * C + c) * tw_all + c0)
-                = make_float2 (hi - s[set].c[1][c], hi);
-            }
-        }
+                *(double2 *) (pv
+                              + ((TP ? set ^ (int) up : slot) * 2 + kk) * tw_all
+                              + c0)
+                  = make_double2 (hi - cur[set].v[1][kk], hi);
+              }
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              {
+                float hi
+                  = kuwa_scan (cur[set].c[0][c] + cur[set].c[1][c], lane);
+
+                *(float2 *) (pc + (slot * C + c) * tw_all + c0)
+                  = make_float2 (hi - cur[set].c[1][c], hi);
+              }
+          }
+      }
       __syncthreads ();
       if (TP)
         {
           /* Phase 1: per set and box start l (columns l .. l + r <
            * tw_all), the variance and E[V^2], each used by two outputs. */
+          const double *pv = kuwa_smem;
+          double2      *vv = (double2 *) (pv + 4 * tw_all);
+
 #pragma unroll
           for (int h = 0; h < 2; h++)
             {
@@ -489,61 +539,68 @@ __launch_bounds__ (KUWA_NT, 1)
           __syncthreads ();
         }
 
-#pragma unroll
-      for (int h = 0; h < 2; h++)
-        {
-          /* Tile column t is image column x - r: the box of columns
-           * x - r .. x is t .. t + r, x .. x + r is t + r .. t + 2r. */
-          const int t = 2 * w0 + 32 * h + lane;
-
-          if (t >= tw || ox + t >= out.w)
-            continue;
-
-          int    best = 0;
-          double best_var = 0, best_ev2 = 0;
+      {
+        const double  *pv = kuwa_smem;
+        const float   *pc = (const float *) (pv + 8 * tw_all);
+        const double2 *vv = (const double2 *) (pv + 4 * tw_all);
+        const int      yy = y_first + dir * k;
 
 #pragma unroll
-          for (int i = 0; i < 4; i++)
-            {
-              const int set = i >> 1, l = t + (i & 1) * r;
-              double    var, ev2;
+        for (int h = 0; h < 2; h++)
+          {
+            /* Tile column t is image column x - r: the box of columns
+             * x - r .. x is t .. t + r, x .. x + r is t + r .. t + 2r. */
+            const int t = 2 * w0 + 32 * h + lane;
 
-              if (TP)
-                {
-                  const double2 q = vv[set * tw_all + l];
+            if (t >= tw || ox + t >= out.w)
+              continue;
 
-                  var = q.x;
-                  ev2 = q.y;
-                }
-              else
-                {
-                  const double *p = pv + (buf * 2 + set) * 2 * tw_all;
-                  double        s1 = kuwa_box (p, l, l + r);
-                  double        s2 = kuwa_box (p + tw_all, l, l + r);
-                  double        mean = s1 * inv_n;
-
-                  ev2 = s2 * inv_n;
-                  var = ev2 - mean * mean;
-                }
-
-              if (i == 0 || var < best_var - 1e-11 * fabs (best_ev2))
-                {
-                  best = i;
-                  best_var = var;
-                  best_ev2 = ev2;
-                }
-            }
-          const int    set = best >> 1, l = t + (best & 1) * r;
-          const float *p = pc + (buf * 2 + set) * C * tw_all;
-          float        o[C];
+            int    best = 0;
+            double best_var = 0, best_ev2 = 0;
 
 #pragma unroll
-          for (int c = 0; c < C; c++)
-            o[c] = kuwa_box (p + c * tw_all, l, l + r) * inv_nf;
-          kuwa_store_pixel<C> (out.p + (ptrdiff_t) yy * out.pitch
-                                 + (ptrdiff_t) (ox + t) * C,
-                               o, vec);
-        }
+            for (int qd = 0; qd < 4; qd++)
+              {
+                const int set = qd >> 1, l = t + (qd & 1) * r;
+                double    var, ev2;
+
+                if (TP)
+                  {
+                    const double2 qv = vv[set * tw_all + l];
+
+                    var = qv.x;
+                    ev2 = qv.y;
+                  }
+                else
+                  {
+                    const double *p = pv + (buf * 2 + set) * 2 * tw_all;
+                    double        s1 = kuwa_box (p, l, l + r);
+                    double        s2 = kuwa_box (p + tw_all, l, l + r);
+                    double        mean = s1 * inv_n;
+
+                    ev2 = s2 * inv_n;
+                    var = ev2 - mean * mean;
+                  }
+
+                if (qd == 0 || var < best_var - 1e-11 * fabs (best_ev2))
+                  {
+                    best = qd;
+                    best_var = var;
+                    best_ev2 = ev2;
+                  }
+              }
+            const int    set = best >> 1, l = t + (best & 1) * r;
+            const float *p = pc + (buf * 2 + set) * C * tw_all;
+            float        o[C];
+
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              o[c] = kuwa_box (p + c * tw_all, l, l + r) * inv_nf;
+            kuwa_store_pixel<C> (out.p + (ptrdiff_t) yy * out.pitch
+                                   + (ptrdiff_t) (ox + t) * C,
+                                 o, vec);
+          }
+      }
       /* (no second barrier: the next row writes the other buffer) */
     }
 }
