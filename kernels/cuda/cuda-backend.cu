@@ -498,11 +498,13 @@ cuda_free_bytes (void)
 
 /* Whole-image bands: rows for about a sixteenth of the output (1 to 4 MiB;
  * GPUFX_CUDA_BAND_ROWS, a testing aid, sets them).  Where the column pass
- * is a sum of cosines, whose cost per band grows with the band's padded
- * height (band + 2r), taller: 2r, but no more than an eighth of the
- * output, so that copies and kernels still overlap (4K, sigma 200, r 800:
- * 270-row bands 4.4 ms host to host, 1600-row 5.6 ms; sigma 50, r 200:
- * 270 rows 3.6 ms, 400 rows 3.7-3.8 ms). */
+ * is a sum of cosines, whose cost per band grows with the band's input
+ * rows (band + 2r: its chunks walk them one thread each), taller: r / 6,
+ * but no more than an eighth of the output, so that the kernels keep up
+ * with the copies while the rows that come down after the last upload
+ * (r and the band holding row H - r) stay few (4K host to host, same
+ * call: sigma 200, r 800: 100-135 rows 3.85-3.89 ms, 69 rows 4.45, 270
+ * rows 4.00; sigma 50, r 200: 69-135 rows 3.15-3.19 ms, 270 rows 3.29). */
 static int
 cuda_whole_band (const CudaJob *cj)
 {
@@ -521,7 +523,7 @@ cuda_whole_band (const CudaJob *cj)
   rows = (long) ((want + row - 1) / row);
   if (cj->mode == MODE_GAUSSIAN && cj->plan[1].n_terms > 0)
     {
-      long tall = 2L * cj->plan[1].radius;
+      long tall = cj->plan[1].radius / 6;
 
       if (tall > d.height / 8)
         tall = d.height / 8;
@@ -560,6 +562,30 @@ cuda_grow_whole (const CudaJob *cj)
       || (err = cuda_grow (&k->tmp, all.tmp, false)) != cudaSuccess)
     return err;
   return cuda_grow (&k->scratch, band.scratch, false);
+}
+
+/* Whether the whole-image buffers held already fit this job, so that it
+ * needs no cudaMemGetInfo (a driver call, ~4 us of each call's host time);
+ * sets the band height when they do.  Not under GPUFX_CUDA_MEM_LIMIT,
+ * which the tests use to force bands with halos. */
+static bool
+cuda_whole_held (CudaJob *cj)
+{
+  const char   *cap = getenv ("GPUFX_CUDA_MEM_LIMIT");
+  CudaSlot     *k = &cuda_slots[0];
+  int           band_h;
+  CudaBandBytes all, band;
+
+  if (! cuda_held_whole || (cap && *cap))
+    return false;
+  band_h = cuda_whole_band (cj);
+  all = cuda_band_bytes (cj, cj->job->dst_rect.height, cj->in_h);
+  band = cuda_band_bytes (cj, band_h, cj->in_h);
+  if (k->in.bytes < all.in || k->out.bytes < all.out || k->tmp.bytes < all.tmp
+      || k->scratch.bytes < band.scratch)
+    return false;
+  cj->band_h = band_h;
+  return true;
 }
 
 /* Bands with halos, sized from free memory: capped so that a big image
@@ -867,10 +893,12 @@ cuda_issue_whole (CudaJob *cj, CudaSlot *k, int b)
 
   out_p = (char *) whole->out.p + row_out * (y - cj->job->dst_rect.y);
   out = cuda_out_plane (cj, out_p, y, h);
+  /* The column pass sees band b's input rows only: the sum of cosines
+   * walks every row of the plane it is given. */
   if (cuda_two_pass (cj))
     err = cuda_line_pass (
-      cj, 1, cuda_tmp_plane (cj, whole->tmp, cj->in_y0, cj->in_y0, cj->in_h),
-      out, run);
+      cj, 1, cuda_tmp_plane (cj, whole->tmp, cj->in_y0, r.y, r.height), out,
+      run);
   else
     err = cuda_filter_band (cj, whole, in, out, run);
   if (err != cudaSuccess
@@ -970,7 +998,9 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
   cj.in_h = whole_in.height;
   cj.staged_in = ! cuda_is_pinned (job->src);
   cj.staged_out = ! cuda_is_pinned (job->dst);
-  if (budget == 0)
+  if (budget == 0 && cuda_whole_held (&cj))
+    cj.whole = true;
+  else if (budget == 0)
     {
       size_t free_b = cuda_free_bytes ();
 
@@ -998,6 +1028,8 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
       cudaGetLastError ();
       cuda_free_buffers ();
       cj.whole = cuda_held_whole = false;
+      if (budget == 0)
+        budget = (size_t) (cuda_free_bytes () * 0.8) / CUDA_BAND_SLOTS;
       cj.band_h = cuda_auto_band (&cj, budget);
     }
   if (cj.whole)

@@ -159,6 +159,9 @@ template <int AXIS> struct CosShape
 #ifndef COS_RS_NCH
 #define COS_RS_NCH 32
 #endif
+#ifndef COS_WALK1
+#define COS_WALK1 1 /* phase 1: one call site of walk (code size) */
+#endif
 template <int AXIS, bool RS> struct CosBlock : CosShape<AXIS>
 {
 };
@@ -476,11 +479,28 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
 
   if (FLAT || PER)
     {
+#if COS_WALK1
+      /* The segments [0, bl), [bl, bh), [bh, N), each but the last kept
+       * raw, through one call site of walk (its code is large). */
+      int from = 0;
+
+#pragma unroll 1
+      for (int i = 0; i < 3; i++)
+        {
+          const int to = i == 0 ? min (bl, N) : i == 1 ? min (bh, N) : N;
+
+          walk (from, to);
+          from = to;
+          if (i < 2)
+            keep_raw (i);
+        }
+#else
       walk (0, min (bl, N));
       keep_raw (0);
       walk (min (bl, N), min (bh, N));
       keep_raw (1);
       walk (min (bh, N), N);
+#endif
       keep (2, N);
     }
   else
@@ -501,16 +521,26 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
 
   for (int q = t * LANES + lane; q < LANES * NT; q += LANES * NCH)
     {
-      double2 acc = make_double2 (0.0, 0.0);
+      double2  acc = make_double2 (0.0, 0.0);
+      double2 *v = cos_smem + (TS * NCH * NT + q / LANES) * LANES + q % LANES;
 
-      for (int u = 0; u < NCH; u++)
+      /* 8 loads in flight, then their running sums in order. */
+      for (int u0 = 0; u0 < NCH; u0 += 8)
         {
-          double2 &v
-            = cos_smem[((TS * NCH + u) * NT + q / LANES) * LANES + q % LANES];
+          double2 x[8];
 
-          acc.x += v.x;
-          acc.y += v.y;
-          v = acc;
+#pragma unroll
+          for (int i = 0; i < 8; i++)
+            if (u0 + i < NCH)
+              x[i] = v[(u0 + i) * NT * LANES];
+#pragma unroll
+          for (int i = 0; i < 8; i++)
+            if (u0 + i < NCH)
+              {
+                acc.x += x[i].x;
+                acc.y += x[i].y;
+                v[(u0 + i) * NT * LANES] = acc;
+              }
         }
     }
   __syncthreads ();

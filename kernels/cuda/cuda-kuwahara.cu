@@ -629,7 +629,10 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
  * 4K and 1080p, r = 1..30: this picked the fastest of 2, 4 and 8 warps
  * or one within 1-2%; 16-warp blocks, one per SM, it picks at 4K for
  * r >= 22, where their halo of 2r in 1024 columns pays: 3-4% faster than
- * 8 warps at r = 25 and 30). */
+ * 8 warps at r = 25 and 30).  8-warp blocks are rated 2% slower again:
+ * at 4K r = 10..15 the model tied them with 4-warp blocks (8 block columns
+ * against 17, the 17th mostly past the image), and 4-warp blocks ran 1-3%
+ * faster (H100, two-phase pick, round 10). */
 static double
 kuwa_plan (int w, int h, int r, int nw, int per_sm, int *nbx, int *seg_h)
 {
@@ -650,7 +653,8 @@ kuwa_plan (int w, int h, int r, int nw, int per_sm, int *nbx, int *seg_h)
   *seg_h = sh;
   nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
   return (double) ((nb + sms - 1) / sms) * 64 * nw
-         * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * (200 + 3 * nw);
+         * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1))
+         * (200 + 3 * nw + (nw == 8 ? 4 : 0));
 }
 
 /* The fused kernel for blocks of nw warps: two phases below 16 warps (4K,

@@ -379,49 +379,78 @@ __launch_bounds__ (CT_TX *CT_TY) taps_cols_kernel (CudaGeom  g,
       }
 }
 
-/* Column pass on the tensor cores (sm_80 and later, long filters): each
- * warp walks a strip of 8 floats of a row down the image as matrix
- * products, mma.sync m16n8k16 in FP16 with FP32 sums.  A = the band of
- * taps for 16 output rows x 16 input rows (A[m][k] = w[16d + k - m], d =
- * the input step less the output block), B = 16 input rows x the strip's
- * 8 floats, C = 16 output rows x 8 floats.  Taps (scaled by a power of 2
+/* Both passes on the tensor cores (sm_80 and later, long filters): each
+ * warp walks 8 lines along the axis as matrix products, mma.sync
+ * m16n8k16 in FP16 with FP32 sums.  A = the band of taps for 16 outputs x
+ * 16 inputs (A[m][k] = w[16d + k - m], d = the input step less the output
+ * block), B = 16 inputs x the warp's 8 lines, C = 16 outputs x 8 lines.
+ * The column pass's lines are 8 adjacent floats of a row; the row pass's
+ * (RGBA only) are 2 image rows x 4 channels, so a step of 16 pixels of
+ * both rows is one 16-byte copy per lane.  Taps (scaled by a power of 2
  * into FP16's range) and inputs are each split into an FP16 part and an
  * FP16 remainder, and three products are summed (hi x hi + hi x lo + lo x
  * hi): 22 bits of each operand, float32-like results (for |x| < 1/8 the
  * remainder's FP16 spacing adds at most 3e-8 absolute).
  *
- * A lane's A fragments for every d are made once and stay in registers
- * (E tiles x 4 registers, parts and remainders).  Each step of 16 input
- * rows (B, split once) feeds every output block whose band covers it: the
- * E active blocks live in a ring of accumulators, and the step loop is
+ * The tensor cores truncate their sums to the largest term's exponent (no
+ * round to nearest), so a long chain of mma's on one accumulator drifts
+ * (~1e-5 of the running sum after 27): each step's three products of a
+ * block go into a fresh accumulator, and that is added to the block's sum
+ * with a float add (TC_FRESH; 0 chains them, for the tuner).
+ *
+ * A lane's A fragments for every d are made once: the parts stay in
+ * registers (E tiles x 4), the remainders too below E = TC_ALO_SMEM, else
+ * in shared memory, read per step.  Each step of 16 inputs
+ * (B, split once) feeds every output block whose band covers it: the E
+ * active blocks live in a ring of accumulators, and the step loop is
  * unrolled by E so that every slot is a constant.  Inputs come through a
  * per-warp shared ring filled by cp.async (TC_RS steps deep), border
- * mapped row by row, so the rows at the image's top and bottom run in the
- * same launch.
+ * mapped per row (columns) or pixel (rows), so the image's edges run in
+ * the same launch.
  *
  * Non-finite input (or |x| >= 65520, FP16's overflow): it spreads over its
  * whole accumulator column (0 x NaN in the band's zeros), so a warp that
  * made any non-finite output redoes its whole tile with the float taps in
- * the float kernel's order (same values and NaN pattern). */
+ * the float kernels' order (same values and NaN pattern). */
 #define TC_WARPS 4 /* warps per block: adjacent strips */
 #ifndef TC_RS
-#define TC_RS 8 /* shared ring depth, in steps of 16 rows (a power of 2) */
+#define TC_RS 8 /* shared ring depth, in steps of 16 inputs (a power of 2) */
 #endif
 #ifndef TC_MINB
 #define TC_MINB 3 /* blocks per SM for the register budget */
 #endif
-#define TC_PITCH 12 /* ring row pitch in floats: B reads conflict-free */
+#ifndef TC_FRESH
+#define TC_FRESH 1
+#endif
+#ifndef TC_ALO_SMEM
+#define TC_ALO_SMEM 6 /* from this E on, the taps' remainders in shared */
+#endif
+/* Ring layout of a step, conflict-free for the B reads: columns 16 input
+ * rows at a pitch of TC_PITCH floats (8 used), rows 2 image rows of 16
+ * pixels at a pitch of TC_RPITCH floats. */
+#define TC_PITCH  12
+#define TC_RPITCH 68
+#define TC_STEPF  (16 * TC_PITCH)
 
-/* Output blocks of 16 rows per warp (tuners set it), and the smallest
- * filter that takes this path. */
-static int taps_tc_blocks = 48;
-static int taps_tc_min = 50;
+/* Per axis (0 rows, 1 columns): output blocks of 16 per warp (tuners set
+ * it), and the smallest filter that takes this path. */
+static int taps_tc_blocks[2] = { 48, 48 };
+static int taps_tc_min[2] = { 50, 50 };
 
-/* Steps of 16 input rows that some tap of an output block reaches. */
+/* Steps of 16 inputs that some tap of an output block reaches. */
 static __host__ __device__ __forceinline__ int
 tc_steps (int n_taps)
 {
   return (n_taps + 14) / 16 + 1;
+}
+
+/* The kernel's static shared memory (taps, ring, remainders). */
+static size_t
+tc_smem (int e)
+{
+  return sizeof (float) * (16 + 16 * e)
+         + sizeof (float) * TC_WARPS * TC_RS * TC_STEPF
+         + sizeof (uint4) * 32 * e;
 }
 
 #if __CUDA_ARCH__ >= 800
@@ -439,30 +468,38 @@ tc_split (float x0, float x1, unsigned &hi, unsigned &lo)
   asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(x1 - f1), "f"(x0 - f0));
 }
 
+/* d = a x b + c. */
 static __device__ __forceinline__ void
-tc_mma (float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1)
+tc_mma (float (&d)[4],
+        const unsigned (&a)[4],
+        unsigned b0,
+        unsigned b1,
+        const float (&c)[4])
 {
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(c[0]),
+        "f"(c[1]), "f"(c[2]), "f"(c[3]));
 }
 #endif
 
-template <int E>
+template <int E, bool ROWS>
 __global__ void __launch_bounds__ (32 * TC_WARPS, TC_MINB)
-  taps_cols_tc_kernel (CudaGeom  g,
-                       CudaPlane in,
-                       CudaPlane out,
-                       int       n_taps,
-                       int       first,
-                       float     scale,
-                       float     offset,
-                       int       blocks_per_warp)
+  taps_tc_kernel (CudaGeom  g,
+                  int       slot,
+                  CudaPlane in,
+                  CudaPlane out,
+                  int       n_taps,
+                  int       first,
+                  float     scale,
+                  float     offset,
+                  int       blocks_per_warp)
 {
 #if __CUDA_ARCH__ >= 800
   __shared__ float s_taps[16 + 16 * E];
-  __shared__ __align__ (16) float s_ring[TC_WARPS][TC_RS][16 * TC_PITCH];
+  __shared__ __align__ (16) float s_ring[TC_WARPS][TC_RS][TC_STEPF];
+  __shared__ uint4                s_alo[E][32];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int gq = lane >> 2, tq = lane & 3;
@@ -471,20 +508,9 @@ __global__ void __launch_bounds__ (32 * TC_WARPS, TC_MINB)
     {
       int k = i - 16;
 
-      s_taps[i] = k >= 0 && k < n_taps ? lines_taps[1][k] : 0.0f;
+      s_taps[i] = k >= 0 && k < n_taps ? lines_taps[slot][k] : 0.0f;
     }
   __syncthreads ();
-
-  const int C = g.channels;
-  const int row_len = out.w * C;
-  const int e0 = (blockIdx.x * TC_WARPS + warp) * 8;
-  const int y0 = blockIdx.y * blocks_per_warp * 16;
-
-  if (e0 >= row_len || y0 >= out.h)
-    return;
-
-  const int nblk = min (blocks_per_warp, (out.h - y0 + 15) / 16);
-  const int n_steps = nblk + E - 1;
 
   /* Taps times 2^k, the largest in [2^13, 2^14). */
   float wmax = 0.0f;
@@ -513,44 +539,80 @@ __global__ void __launch_bounds__ (32 * TC_WARPS, TC_MINB)
 
         tc_split (s_taps[t] * up, s_taps[t + 1] * up, ahi[d][i], alo[d][i]);
       }
+  /* From E = TC_ALO_SMEM on, the remainders stay in shared memory (the
+   * same for every warp) and are read per step: at E = 9 the registers
+   * otherwise spill, and at E = 6..8 this measured as fast or faster. */
+  const bool alo_smem = E >= TC_ALO_SMEM;
+  if (alo_smem)
+    {
+      if (warp == 0)
+#pragma unroll
+        for (int d = 0; d < E; d++)
+          s_alo[d][lane]
+            = make_uint4 (alo[d][0], alo[d][1], alo[d][2], alo[d][3]);
+      __syncthreads ();
+    }
 
-  /* Copies: lane copies 16 bytes, row lane / 2 of a step. */
-  const float   *col = in.p + (ptrdiff_t) (out.x0 - in.x0) * C + e0;
-  const int      need0 = out.y0 + first;
-  const int      need1 = out.y0 + out.h - 1 + first + n_taps - 1;
-  const int      pos0 = out.y0 + y0 + first;
-  const int      ce = (lane & 1) * 4;
-  const bool     ce_ok = e0 + ce < row_len;
+  /* Along the axis: len outputs, output 0 at image position out_0.  The
+   * warp's lines start at e0: a float of the row (columns) or a row. */
+  const int C = g.channels;
+  const int row_len = out.w * C;
+  const int len = ROWS ? out.w : out.h;
+  const int out_0 = ROWS ? out.x0 : out.y0;
+  const int in_0 = ROWS ? in.x0 : in.y0;
+  const int e0 = (blockIdx.x * TC_WARPS + warp) * (ROWS ? 2 : 8);
+  const int y0 = blockIdx.y * blocks_per_warp * 16;
+
+  if (e0 >= (ROWS ? out.h : row_len) || y0 >= len)
+    return;
+
+  const int nblk = min (blocks_per_warp, (len - y0 + 15) / 16);
+  const int n_steps = nblk + E - 1;
+
+  /* Line n's input position p (image coordinates) is at line (n) + (p -
+   * in_0) * dpos. */
+  const ptrdiff_t dpos = ROWS ? C : in.pitch;
+  const auto      line = [&] (int n) {
+    return ROWS ? in.p + (ptrdiff_t) (out.y0 + e0 + n / C - in.y0) * in.pitch
+                    + n % C
+                     : in.p + (ptrdiff_t) (out.x0 - in.x0) * C + e0 + n;
+  };
+
+  /* Copies: each lane 16 bytes of a step: columns row lane / 2, floats
+   * (lane % 2) x 4; rows row lane / 16, pixel lane % 16. */
+  const int      need0 = out_0 + first;
+  const int      need1 = out_0 + len - 1 + first + n_taps - 1;
+  const int      pos0 = out_0 + y0 + first;
+  const int      cl = ROWS ? (lane >> 4) * 4 : (lane & 1) * 4;
+  const int      cp = ROWS ? lane & 15 : lane >> 1;
+  const bool     cl_ok = ROWS ? e0 + cl / 4 < out.h : e0 + cl < row_len;
+  const float   *cline = line (cl);
   const float   *ring = s_ring[warp][0];
-  const unsigned ring_sa = (unsigned) __cvta_generic_to_shared (ring)
-                           + ((lane >> 1) * TC_PITCH + ce) * 4;
+  const unsigned ring_sa
+    = (unsigned) __cvta_generic_to_shared (ring)
+      + (ROWS ? (cl / 4) * TC_RPITCH + cp * 4 : cp * TC_PITCH + cl) * 4;
 
-  /* Rows inside the image and the band's input: a plain pointer. */
-  const int    lo = max (need0, 0), hi = min (need1, g.image_h - 1);
-  const int    pos_l = pos0 + (lane >> 1);
-  const float *fast = col + ce + (ptrdiff_t) (pos_l - in.y0) * in.pitch;
+  /* Inputs inside the image and the band's input: no border map. */
+  const int lo = max (need0, 0),
+            hi = min (need1, (ROWS ? g.image_w : g.image_h) - 1);
+  const int pos_l = pos0 + cp;
 
   auto copy = [&] (int s) {
     const int    pos = pos_l + 16 * s;
-    const float *src = fast + (ptrdiff_t) (16 * s) * in.pitch;
-    int          size = 16;
+    int          pi = pos, size = 16;
+    const float *src;
 
     if (pos < lo || pos > hi)
+      pi = gpufx_border_index (min (max (pos, need0), need1),
+                               ROWS ? g.image_w : g.image_h, g.border);
+    src = cline + (ptrdiff_t) (pi - in_0) * dpos;
+    if (! cl_ok || pi < 0)
       {
-        int yi = gpufx_border_index (min (max (pos, need0), need1), g.image_h,
-                                     g.border);
-
-        src = col + ce + (ptrdiff_t) (yi - in.y0) * in.pitch;
-        if (yi < 0)
-          size = 0;
-      }
-    if (! ce_ok || size == 0)
-      {
-        src = col;
+        src = in.p;
         size = 0;
       }
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                   ring_sa + (s & (TC_RS - 1)) * 16 * TC_PITCH * 4),
+                   ring_sa + (s & (TC_RS - 1)) * TC_STEPF * 4),
                  "l"(src), "r"(size));
   };
 
@@ -562,16 +624,18 @@ __global__ void __launch_bounds__ (32 * TC_WARPS, TC_MINB)
       asm volatile("cp.async.commit_group;\n" ::);
     }
 
-  /* B of step s: rows 2t, 2t + 1, 2t + 8, 2t + 9, float g, split; each
+  /* B of step s: inputs 2t, 2t + 1, 2t + 8, 2t + 9 of line g, split; each
    * step loads the next one's before its mma's. */
+  const int dk = ROWS ? 4 : TC_PITCH;
+  const int boff
+    = ROWS ? (gq >> 2) * TC_RPITCH + (gq & 3) + 8 * tq : 2 * tq * TC_PITCH + gq;
   unsigned   bh0, bl0, bh1, bl1;
   const auto load_b
     = [&] (int s, unsigned &h0, unsigned &l0, unsigned &h1, unsigned &l1) {
-        const float *sb
-          = ring + (s & (TC_RS - 1)) * 16 * TC_PITCH + 2 * tq * TC_PITCH + gq;
+        const float *sb = ring + (s & (TC_RS - 1)) * TC_STEPF + boff;
 
-        tc_split (sb[0], sb[TC_PITCH], h0, l0);
-        tc_split (sb[8 * TC_PITCH], sb[9 * TC_PITCH], h1, l1);
+        tc_split (sb[0], sb[dk], h0, l0);
+        tc_split (sb[8 * dk], sb[9 * dk], h1, l1);
       };
   asm volatile("cp.async.wait_group %0;\n" ::"n"(TC_RS - 2) : "memory");
   __syncwarp ();
@@ -580,6 +644,9 @@ __global__ void __launch_bounds__ (32 * TC_WARPS, TC_MINB)
   float acc[E][4];
   bool  bad = false;
   float offs[2];
+#if TC_FRESH
+  const float zero[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+#endif
 #pragma unroll
   for (int i = 0; i < E; i++)
 #pragma unroll
@@ -587,11 +654,15 @@ __global__ void __launch_bounds__ (32 * TC_WARPS, TC_MINB)
       acc[i][k] = 0.0f;
 #pragma unroll
   for (int v = 0; v < 2; v++)
-    offs[v] = (e0 + 2 * tq + v) % C != g.alpha ? offset : 0.0f;
+    offs[v] = ((ROWS ? 0 : e0) + 2 * tq + v) % C != g.alpha ? offset : 0.0f;
 
-  /* Output row gq of block 0; block j is 16 j rows further. */
-  float     *dst = out.p + (ptrdiff_t) (y0 + gq) * out.pitch + e0 + 2 * tq;
-  const bool ex_ok = e0 + 2 * tq < row_len;
+  /* The lane's outputs: position gq (+ 8) of block 0 along the axis, lines
+   * 2t and 2t + 1; block j is 16 j positions further. */
+  const ptrdiff_t dout = ROWS ? C : out.pitch;
+  float          *dst = out.p + (ptrdiff_t) (y0 + gq) * dout
+               + (ROWS ? (ptrdiff_t) (e0 + tq / 2) * out.pitch + 2 * (tq & 1)
+                       : e0 + 2 * tq);
+  const bool ex_ok = ROWS ? e0 + tq / 2 < out.h : e0 + 2 * tq < row_len;
 
   /* Step s: block j = s - d takes tile d; block s - E, complete since
    * step s - 1, is stored first (one step late, so that its last mma's
@@ -621,34 +692,65 @@ __global__ void __launch_bounds__ (32 * TC_WARPS, TC_MINB)
         if (j >= 0)
           {
             const float (&c)[4] = acc[ss];
-            float *d = dst + (ptrdiff_t) (16 * j) * out.pitch;
+            float *d = dst + (ptrdiff_t) (16 * j) * dout;
 
 #pragma unroll
             for (int i = 0; i < 4; i++)
               bad |= ! isfinite (c[i]);
 #pragma unroll
             for (int hh = 0; hh < 2; hh++)
-              if (y0 + 16 * j + gq + 8 * hh < out.h && ex_ok)
-                *(float2 *) (d + (ptrdiff_t) (8 * hh) * out.pitch)
+              if (y0 + 16 * j + gq + 8 * hh < len && ex_ok)
+                *(float2 *) (d + (ptrdiff_t) (8 * hh) * dout)
                   = make_float2 (c[2 * hh] * oscale + offs[0],
                                  c[2 * hh + 1] * oscale + offs[1]);
           }
         /* Then block j = s starts in slot s mod E, and the step's mma's
-         * follow, the three products in three rounds so that consecutive
-         * mma's are independent.  Blocks before the warp's first (s - d <
-         * 0) or past its last (s - d >= nblk) only work on slots that are
-         * zeroed before use or never stored, so they run unchecked. */
+         * follow: lo x hi, hi x lo, hi x hi.  Blocks before the warp's
+         * first (s - d < 0) or past its last (s - d >= nblk) only work on
+         * slots that are zeroed before use or never stored, so they run
+         * unchecked. */
         if (s == n_steps)
           break;
 #pragma unroll
         for (int i = 0; i < 4; i++)
           acc[ss][i] = 0.0f;
+#if TC_FRESH
+#pragma unroll
+        for (int d = 0; d < E; d++)
+          {
+            float (&a)[4] = acc[(ss - d + E) % E];
+            float    t[4];
+            unsigned al[4];
+
+            if (alo_smem)
+              {
+                const uint4 q = s_alo[d][lane];
+
+                al[0] = q.x;
+                al[1] = q.y;
+                al[2] = q.z;
+                al[3] = q.w;
+              }
+            else
+#pragma unroll
+              for (int i = 0; i < 4; i++)
+                al[i] = alo[d][i];
+            tc_mma (t, al, bh0, bh1, zero);
+            tc_mma (t, ahi[d], bl0, bl1, t);
+            tc_mma (t, ahi[d], bh0, bh1, t);
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+              a[i] += t[i];
+          }
+#else
 #pragma unroll
         for (int r = 0; r < 3; r++)
 #pragma unroll
           for (int d = 0; d < E; d++)
             tc_mma (acc[(ss - d + E) % E], r == 0 ? alo[d] : ahi[d],
-                    r == 1 ? bl0 : bh0, r == 1 ? bl1 : bh1);
+                    r == 1 ? bl0 : bh0, r == 1 ? bl1 : bh1,
+                    acc[(ss - d + E) % E]);
+#endif
         bh0 = nh0;
         bl0 = nl0;
         bh1 = nh1;
@@ -657,29 +759,37 @@ __global__ void __launch_bounds__ (32 * TC_WARPS, TC_MINB)
 
   if (__any_sync (0xffffffffu, bad))
     {
-      /* Redo the tile with float taps, as taps_cols_kernel does. */
+      /* Redo the tile with float taps, as the float kernels do. */
       __syncwarp ();
       for (int i = lane; i < nblk * 16 * 8; i += 32)
         {
-          const int y = y0 + i / 8, ex = e0 + i % 8;
+          const int y = y0 + i / 8, n = i % 8;
+          const int r = ROWS ? e0 + n / C : 0;
 
-          if (y >= out.h || ex >= row_len)
+          if (y >= len || (ROWS ? r >= out.h : e0 + n >= row_len))
             continue;
 
-          CtFetchBorder<1> fetch
-            = { col + i % 8, in.pitch, out.y0 + y + first, need0,
-                need1,       in.y0,    g.image_h,          g.border };
-          float a[1][1];
+          CtFetchBorder<1> fetch = { line (n),
+                                     dpos,
+                                     out_0 + y + first,
+                                     need0,
+                                     need1,
+                                     in_0,
+                                     ROWS ? g.image_w : g.image_h,
+                                     g.border };
+          float            a[1][1];
+          const int        f = ROWS ? n % C : e0 + n;
 
-          taps_slide<1, 1, LinesPix<1>> (a, n_taps, lines_taps[1], fetch);
-          out.p[(ptrdiff_t) y * out.pitch + ex]
-            = a[0][0] * scale + (ex % C != g.alpha ? offset : 0.0f);
+          taps_slide<1, 1, LinesPix<1>> (a, n_taps, lines_taps[slot], fetch);
+          out.p[(ptrdiff_t) (ROWS ? r : y) * out.pitch
+                + (ROWS ? (ptrdiff_t) y * C + f : f)]
+            = a[0][0] * scale + (f % C != g.alpha ? offset : 0.0f);
         }
     }
 #endif
 }
 
-/* Whether the device runs taps_cols_tc_kernel (sm_80 and later). */
+/* Whether the device runs taps_tc_kernel (sm_80 and later). */
 static bool
 taps_have_tc (void)
 {
@@ -709,6 +819,66 @@ gpufx_cuda_line_taps_upload (int axis, const float *taps, int n_taps)
   return cudaMemcpyToSymbol (lines_taps, taps, sizeof (float) * n_taps,
                              sizeof (float) * LINES_MAX_TAPS * axis,
                              cudaMemcpyHostToDevice);
+}
+
+/* Long filters on the tensor cores, where the planes allow 16-byte copies
+ * (and, for rows, pixels are RGBA): true when launched (err set). */
+static bool
+taps_tc_launch (const CudaGeom  &g,
+                int              axis,
+                const CudaPlane &in,
+                const CudaPlane &out,
+                int              n_taps,
+                int              first,
+                float            scale,
+                float            offset,
+                cudaStream_t     stream,
+                cudaError_t     *err)
+{
+  const int steps = tc_steps (n_taps);
+  const int row_len = out.w * g.channels;
+
+  if (n_taps < taps_tc_min[axis] || steps < 5 || steps > 9
+      || (axis == 0 && g.channels != 4) || row_len % 4 != 0 || in.pitch % 4 != 0
+      || out.pitch % 4 != 0 || ((out.x0 - in.x0) * g.channels) % 4 != 0
+      || ((uintptr_t) in.p & 15) != 0 || ((uintptr_t) out.p & 15) != 0
+      || (size_t) gpufx_cuda_limits.smem < tc_smem (steps) || ! taps_have_tc ())
+    return false;
+
+  /* Blocks of 16 outputs, shared evenly among the warps of a strip (8
+   * lines); small images take more, shorter segments, up to one wave of
+   * warps. */
+  const int strips
+    = axis == 0 ? gpufx_cuda_div_up (out.h, 2) : gpufx_cuda_div_up (row_len, 8);
+  const int blocks = gpufx_cuda_div_up (axis == 0 ? out.w : out.h, 16);
+  const int wave = max (gpufx_cuda_limits.sm_count, 1) * 4 * TC_MINB;
+  const int segs = max ((int) gpufx_cuda_div_up (blocks, taps_tc_blocks[axis]),
+                        min (blocks, (int) gpufx_cuda_div_up (wave, strips)));
+  const int bpw = gpufx_cuda_div_up (blocks, segs);
+  dim3      grid (gpufx_cuda_div_up (strips, TC_WARPS),
+                  gpufx_cuda_div_up (blocks, bpw));
+
+  switch (steps * 2 + (axis == 0))
+    {
+#define TC_CASE(E, R)                                                          \
+  case E * 2 + R:                                                              \
+    taps_tc_kernel<E, R><<<grid, 32 * TC_WARPS, 0, stream>>> (                 \
+      g, axis, in, out, n_taps, first, scale, offset, bpw);                    \
+    break;
+      TC_CASE (5, 0)
+      TC_CASE (6, 0)
+      TC_CASE (7, 0)
+      TC_CASE (8, 0)
+      TC_CASE (9, 0)
+      TC_CASE (5, 1)
+      TC_CASE (6, 1)
+      TC_CASE (7, 1)
+      TC_CASE (8, 1)
+      TC_CASE (9, 1)
+#undef TC_CASE
+    }
+  *err = cudaGetLastError ();
+  return true;
 }
 
 template <int C>
@@ -755,8 +925,13 @@ gpufx_cuda_line_taps (const CudaGeom  &g,
                       float            offset,
                       cudaStream_t     stream)
 {
+  cudaError_t err;
+
   if (n_taps < 1 || n_taps > LINES_MAX_TAPS)
     return cudaErrorInvalidValue;
+  if (taps_tc_launch (g, axis, in, out, n_taps, first, scale, offset, stream,
+                      &err))
+    return err;
   if (axis == 0)
     switch (g.channels)
       {
@@ -779,45 +954,9 @@ gpufx_cuda_line_taps (const CudaGeom  &g,
                    && ((out.x0 - in.x0) * g.channels) % 4 == 0
                    && ((uintptr_t) in.p & 15) == 0
                    && ((uintptr_t) out.p & 15) == 0;
-  const int steps = tc_steps (n_taps);
-
-  /* Long filters on the tensor cores where rows allow 16-byte copies. */
-  if (vec && n_taps >= taps_tc_min && steps >= 5 && steps <= 9
-      && taps_have_tc ())
-    {
-      /* Blocks of 16 rows, shared evenly among the warps of a strip; small
-       * images take more, shorter segments, up to one wave of warps. */
-      const int strips = gpufx_cuda_div_up ((long) out.w * g.channels, 8);
-      const int blocks = gpufx_cuda_div_up (out.h, 16);
-      const int wave = max (gpufx_cuda_limits.sm_count, 1) * 4 * TC_MINB;
-      const int segs
-        = max ((int) gpufx_cuda_div_up (blocks, taps_tc_blocks),
-               min (blocks, (int) gpufx_cuda_div_up (wave, strips)));
-      const int bpw = gpufx_cuda_div_up (blocks, segs);
-      dim3      grid (gpufx_cuda_div_up (strips, TC_WARPS),
-                      gpufx_cuda_div_up (blocks, bpw));
-
-      switch (steps)
-        {
-#define TC_CASE(E)                                                             \
-  case E:                                                                      \
-    taps_cols_tc_kernel<E><<<grid, 32 * TC_WARPS, 0, stream>>> (               \
-      g, in, out, n_taps, first, scale, offset, bpw);                          \
-    break;
-          TC_CASE (5)
-          TC_CASE (6)
-          TC_CASE (7)
-          TC_CASE (8)
-          TC_CASE (9)
-#undef TC_CASE
-        }
-      return cudaGetLastError ();
-    }
-
-  const int V = vec ? 4 : 1;
-  dim3      grid (gpufx_cuda_div_up (row_len, CT_TX * V),
-                  gpufx_cuda_div_up (out.h, CT_TY * CT_P));
-  dim3      block (CT_TX, CT_TY);
+  dim3 grid (gpufx_cuda_div_up (row_len, CT_TX * (vec ? 4 : 1)),
+             gpufx_cuda_div_up (out.h, CT_TY * CT_P));
+  dim3 block (CT_TX, CT_TY);
 
   if (vec)
     taps_cols_kernel<4><<<grid, block, 0, stream>>> (g, 1, in, out, n_taps,

@@ -486,9 +486,10 @@ test_large (void)
 
 /* Under a forced shared-memory cap (GPUFX_CUDA_SMEM_LIMIT): a 63 x 63
  * RGBA matrix (4 thread rows need 64.5 KB: 2 under 48 KB, 1 under 24 KB),
- * the Gaussian's widest direct rows (sigma 15.7: 127 RGBA taps, 46 KB for
- * 4 rows: 2 under 24 KB) and the sum of cosines (8 terms need 64 KB with
- * 8 chunks per line: 4 under 48 KB, 2 under 24 KB). */
+ * the Gaussian's widest direct rows (sigma 15.7, 127 RGBA taps: under
+ * 48 KB the tensor-core kernel, 30 KB; under 24 KB the float rows, 46 KB
+ * for 4 rows, so 2) and the sum of cosines (8 terms need 64 KB with 8
+ * chunks per line: 4 under 48 KB, 2 under 24 KB). */
 static void
 test_smem_caps (void)
 {

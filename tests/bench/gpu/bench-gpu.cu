@@ -421,6 +421,20 @@ h2h_bound_once (const H2hLink &l)
 
 static const int H2H_PAIRS = 31;
 
+/* GPUFX_BENCH_H2H_ROWS: the host-to-host rows to run, by name, separated
+ * by commas (every row where unset), for runs under several settings in
+ * one call. */
+static bool
+h2h_row_wanted (const char *name)
+{
+  const char *want = getenv ("GPUFX_BENCH_H2H_ROWS");
+
+  if (! want || ! *want)
+    return true;
+  return (std::string (",") + want + ",").find (std::string (",") + name + ",")
+         != std::string::npos;
+}
+
 /* gpufx_run on page-locked buffers (cudaHostAllocPortable, as
  * gpufx_host_alloc gives GIMP's operations), interleaved with the bound:
  * bound, filter, bound, filter, ... so that both see the same link.  The
@@ -488,6 +502,8 @@ run_h2h (int w, int h)
       bool                ok = true;
       double              first = 0; /* the first call's time */
 
+      if (! h2h_row_wanted (c.name))
+        continue;
       gpufx_filter_init (&f, c.kind);
       switch (c.kind)
         {
