@@ -7,6 +7,9 @@
  * gpufx_run (backend cpu, then cuda) and compares: 1e-5 absolute, Kuwahara
  * allowed to differ at near-ties on 0.2% of pixels.  Odd sizes, masks
  * larger than the image, alpha, regions, forced small bands, cancellation.
+ * The hdr group compares on values from -250 to 1000 (float images past
+ * white and below black) within 1e-5 of that scale: the tensor-core taps
+ * split each value in two halves and must keep float's precision there.
  * Exits 77 (skip) without a CUDA device.  --quick: a smaller set, for
  * compute-sanitizer.  VERBOSE=1 prints every comparison with its time.
  * The shared-memory caps case sets GPUFX_CUDA_SMEM_LIMIT (a testing aid
@@ -26,6 +29,7 @@ static int                n_fail, n_run;
 static bool               quick;
 static bool               pinned_io; /* input and CUDA output page-locked */
 static unsigned long long rng = 88172645463325252ULL;
+static double             value_scale = 1; /* hdr: images span ~this */
 
 static double
 now_ms (void)
@@ -56,7 +60,8 @@ image_new (Shape s)
   float *p = malloc (sizeof (float) * s.w * s.h * s.ch);
 
   for (long i = 0; i < (long) s.w * s.h * s.ch; i++)
-    p[i] = (float) rnd ();
+    p[i] = (float) (value_scale == 1 ? rnd ()
+                                     : (rnd () * 1.25 - 0.25) * value_scale);
   return p;
 }
 
@@ -117,7 +122,7 @@ check_region (const char        *what,
   GpufxOptions o;
   GpufxReport  ra, rb;
   GpufxStatus  st_a, st_b;
-  double       worst = 0, tol = 1e-5;
+  double       worst = 0, tol = 1e-5 * value_scale;
   bool         premult = s.alpha >= 0 && f->kind != GPUFX_FILTER_SOBEL;
   long         bad = 0, n = (long) ds.w * ds.h;
   double       t0 = now_ms ();
@@ -484,6 +489,45 @@ test_large (void)
       }
 }
 
+/* Values far outside [0, 1], no alpha (straight colour only): the
+ * Gaussian on the tensor-core taps (both axes at sigma 12), float taps
+ * with cosines, cosines alone, a 13 x 13 matrix and Sobel. */
+static void
+test_hdr (void)
+{
+  static const double sig[][2] = { { 12, 12 }, { 3, 50 }, { 200, 1500 } };
+  static const Shape  shapes[] = { { 301, 203, 4, -1 }, { 53, 59, 3, -1 } };
+  GpufxFilter         f;
+  char                what[96];
+
+  value_scale = 1000;
+  for (int i = 0; i < 2; i++)
+    for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
+      {
+        if (quick
+            && (i == 1
+                || (b != GPUFX_BORDER_CLAMP && b != GPUFX_BORDER_MIRROR)))
+          continue;
+        gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+        f.border = (GpufxBorder) b;
+        for (size_t k = 0; k < sizeof sig / sizeof sig[0]; k++)
+          {
+            f.gaussian.std_dev_x = sig[k][0];
+            f.gaussian.std_dev_y = sig[k][1];
+            snprintf (what, sizeof what, "hdr gaussian %g,%g", sig[k][0],
+                      sig[k][1]);
+            check (what, &f, shapes[i]);
+          }
+        random_matrix (&f, 13, 13, false);
+        f.border = (GpufxBorder) b;
+        check ("hdr convolve 13x13", &f, shapes[i]);
+        gpufx_filter_init (&f, GPUFX_FILTER_SOBEL);
+        f.border = (GpufxBorder) b;
+        check ("hdr sobel", &f, shapes[i]);
+      }
+  value_scale = 1;
+}
+
 /* Under a forced shared-memory cap (GPUFX_CUDA_SMEM_LIMIT): a 63 x 63
  * RGBA matrix (4 thread rows need 64.5 KB: 2 under 48 KB, 1 under 24 KB),
  * the Gaussian's widest direct rows (sigma 15.7, 127 RGBA taps: under
@@ -591,8 +635,8 @@ test_cancel (void)
 }
 
 /* --only GROUP runs one group of comparisons (convolve, gaussian, sobel,
- * kuwahara, regions, whole, smem, large, cancel): a sanitizer that is too slow
- * for the whole set can still cover the group a change touched. */
+ * kuwahara, regions, whole, smem, hdr, large, cancel): a sanitizer that is too
+ * slow for the whole set can still cover the group a change touched. */
 static const char *only;
 
 static bool
@@ -631,6 +675,8 @@ main (int argc, char **argv)
     test_whole ();
   if (wanted ("smem"))
     test_smem_caps ();
+  if (wanted ("hdr"))
+    test_hdr ();
   if (! quick && wanted ("large"))
     test_large ();
   if (wanted ("cancel"))
