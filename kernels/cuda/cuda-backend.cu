@@ -148,6 +148,7 @@ cuda_probe_locked (void)
     }
   gpufx_cuda_limits.smem = gpufx_cuda_limits.smem_optin;
   gpufx_cuda_limits.sm_count = prop.multiProcessorCount;
+  gpufx_cuda_limits.cc_major = prop.major;
   cuda_usable = true;
   return true;
 }
@@ -476,15 +477,23 @@ cuda_pick_band (CudaJob *cj, size_t budget)
   return lo;
 }
 
+/* GPUFX_CUDA_MEM_LIMIT (bytes; 0 where unset): a testing aid, read per
+ * job, so that the gpu tests can make the whole image not fit. */
+static long long
+cuda_mem_limit (void)
+{
+  const char *cap = getenv ("GPUFX_CUDA_MEM_LIMIT");
+
+  return cap && *cap ? strtoll (cap, NULL, 0) : 0;
+}
+
 /* Device memory free for this job: what the device has free plus what we
- * hold, or less under GPUFX_CUDA_MEM_LIMIT (bytes: a testing aid, read per
- * job, so that the gpu tests can make the whole image not fit). */
+ * hold, or less under GPUFX_CUDA_MEM_LIMIT. */
 static size_t
 cuda_free_bytes (void)
 {
-  const char *cap = getenv ("GPUFX_CUDA_MEM_LIMIT");
-  long long   v = cap && *cap ? strtoll (cap, NULL, 0) : 0;
-  size_t      free_b = 0, total_b = 0;
+  long long v = cuda_mem_limit ();
+  size_t    free_b = 0, total_b = 0;
 
   if (cudaMemGetInfo (&free_b, &total_b) != cudaSuccess)
     cudaGetLastError ();
@@ -533,19 +542,34 @@ cuda_whole_band (const CudaJob *cj)
   return rows < d.height ? (int) rows : d.height;
 }
 
-/* Whether the whole image (input, output, intermediate) fits 80% of free
- * device memory; sets the band height when it does. */
-static bool
-cuda_whole_fits (CudaJob *cj, size_t free_b)
+/* What each band slot may take of free_b bytes of device memory. */
+static size_t
+cuda_band_budget (size_t free_b)
 {
-  int           band_h = cuda_whole_band (cj);
+  return (size_t) (free_b * 0.8) / CUDA_BAND_SLOTS;
+}
+
+/* Whether the whole image (input, output, intermediate) fits: in the
+ * buffers slot 0 holds already (held: no cudaMemGetInfo, a driver call of
+ * ~4 us of each call's host time), else in 80% of free_b bytes of device
+ * memory; sets the band height when it does. */
+static bool
+cuda_whole_fits (CudaJob *cj, bool held, size_t free_b)
+{
+  const CudaSlot *k = &cuda_slots[0];
+  int             band_h = cuda_whole_band (cj);
   CudaBandBytes all = cuda_band_bytes (cj, cj->job->dst_rect.height, cj->in_h);
   CudaBandBytes band = cuda_band_bytes (cj, band_h, cj->in_h);
+  bool          fits;
 
-  if (all.in + all.out + all.tmp + band.scratch > (size_t) (free_b * 0.8))
-    return false;
-  cj->band_h = band_h;
-  return true;
+  if (held)
+    fits = k->in.bytes >= all.in && k->out.bytes >= all.out
+           && k->tmp.bytes >= all.tmp && k->scratch.bytes >= band.scratch;
+  else
+    fits = all.in + all.out + all.tmp + band.scratch <= (size_t) (free_b * 0.8);
+  if (fits)
+    cj->band_h = band_h;
+  return fits;
 }
 
 /* The whole image's device buffers, in slot 0. */
@@ -562,30 +586,6 @@ cuda_grow_whole (const CudaJob *cj)
       || (err = cuda_grow (&k->tmp, all.tmp, false)) != cudaSuccess)
     return err;
   return cuda_grow (&k->scratch, band.scratch, false);
-}
-
-/* Whether the whole-image buffers held already fit this job, so that it
- * needs no cudaMemGetInfo (a driver call, ~4 us of each call's host time);
- * sets the band height when they do.  Not under GPUFX_CUDA_MEM_LIMIT,
- * which the tests use to force bands with halos. */
-static bool
-cuda_whole_held (CudaJob *cj)
-{
-  const char   *cap = getenv ("GPUFX_CUDA_MEM_LIMIT");
-  CudaSlot     *k = &cuda_slots[0];
-  int           band_h;
-  CudaBandBytes all, band;
-
-  if (! cuda_held_whole || (cap && *cap))
-    return false;
-  band_h = cuda_whole_band (cj);
-  all = cuda_band_bytes (cj, cj->job->dst_rect.height, cj->in_h);
-  band = cuda_band_bytes (cj, band_h, cj->in_h);
-  if (k->in.bytes < all.in || k->out.bytes < all.out || k->tmp.bytes < all.tmp
-      || k->scratch.bytes < band.scratch)
-    return false;
-  cj->band_h = band_h;
-  return true;
 }
 
 /* Bands with halos, sized from free memory: capped so that a big image
@@ -998,14 +998,17 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
   cj.in_h = whole_in.height;
   cj.staged_in = ! cuda_is_pinned (job->src);
   cj.staged_out = ! cuda_is_pinned (job->dst);
-  if (budget == 0 && cuda_whole_held (&cj))
+  /* The buffers held fit the job: no need to ask the driver (not under
+   * GPUFX_CUDA_MEM_LIMIT, which the tests use to force bands with halos). */
+  if (budget == 0 && cuda_held_whole && cuda_mem_limit () <= 0
+      && cuda_whole_fits (&cj, true, 0))
     cj.whole = true;
   else if (budget == 0)
     {
       size_t free_b = cuda_free_bytes ();
 
-      cj.whole = cuda_whole_fits (&cj, free_b);
-      budget = (size_t) (free_b * 0.8) / CUDA_BAND_SLOTS;
+      cj.whole = cuda_whole_fits (&cj, false, free_b);
+      budget = cuda_band_budget (free_b);
       if (! cj.whole)
         cj.band_h = cuda_auto_band (&cj, budget);
     }
@@ -1029,7 +1032,7 @@ cuda_run_locked (const GpufxJob *job, GpufxReport *report)
       cuda_free_buffers ();
       cj.whole = cuda_held_whole = false;
       if (budget == 0)
-        budget = (size_t) (cuda_free_bytes () * 0.8) / CUDA_BAND_SLOTS;
+        budget = cuda_band_budget (cuda_free_bytes ());
       cj.band_h = cuda_auto_band (&cj, budget);
     }
   if (cj.whole)

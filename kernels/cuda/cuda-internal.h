@@ -56,6 +56,7 @@ struct CudaLimits
   int smem_optin; /* the device's opt-in maximum per block */
   int smem;       /* the budget launchers use (<= smem_optin) */
   int sm_count;
+  int cc_major; /* compute capability: 8 and up have cp.async, mma.sync */
 };
 
 extern CudaLimits gpufx_cuda_limits;

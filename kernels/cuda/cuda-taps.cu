@@ -789,28 +789,6 @@ __global__ void __launch_bounds__ (32 * TC_WARPS, TC_MINB)
 #endif
 }
 
-/* Whether the device runs taps_tc_kernel (sm_80 and later). */
-static bool
-taps_have_tc (void)
-{
-  static int major = -1;
-
-  if (major < 0)
-    {
-      int dev = 0;
-
-      if (cudaGetDevice (&dev) != cudaSuccess
-          || cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor,
-                                     dev)
-               != cudaSuccess)
-        {
-          cudaGetLastError ();
-          major = 0;
-        }
-    }
-  return major >= 8;
-}
-
 cudaError_t
 gpufx_cuda_line_taps_upload (int axis, const float *taps, int n_taps)
 {
@@ -819,6 +797,15 @@ gpufx_cuda_line_taps_upload (int axis, const float *taps, int n_taps)
   return cudaMemcpyToSymbol (lines_taps, taps, sizeof (float) * n_taps,
                              sizeof (float) * LINES_MAX_TAPS * axis,
                              cudaMemcpyHostToDevice);
+}
+
+/* Whether both planes allow 16-byte copies of 4 floats along a row. */
+static bool
+taps_planes_vec (const CudaGeom &g, const CudaPlane &in, const CudaPlane &out)
+{
+  return (out.w * g.channels) % 4 == 0 && in.pitch % 4 == 0
+         && out.pitch % 4 == 0 && ((out.x0 - in.x0) * g.channels) % 4 == 0
+         && ((uintptr_t) in.p & 15) == 0 && ((uintptr_t) out.p & 15) == 0;
 }
 
 /* Long filters on the tensor cores, where the planes allow 16-byte copies
@@ -839,10 +826,9 @@ taps_tc_launch (const CudaGeom  &g,
   const int row_len = out.w * g.channels;
 
   if (n_taps < taps_tc_min[axis] || steps < 5 || steps > 9
-      || (axis == 0 && g.channels != 4) || row_len % 4 != 0 || in.pitch % 4 != 0
-      || out.pitch % 4 != 0 || ((out.x0 - in.x0) * g.channels) % 4 != 0
-      || ((uintptr_t) in.p & 15) != 0 || ((uintptr_t) out.p & 15) != 0
-      || (size_t) gpufx_cuda_limits.smem < tc_smem (steps) || ! taps_have_tc ())
+      || (axis == 0 && g.channels != 4) || ! taps_planes_vec (g, in, out)
+      || (size_t) gpufx_cuda_limits.smem < tc_smem (steps)
+      || gpufx_cuda_limits.cc_major < 8)
     return false;
 
   /* Blocks of 16 outputs, shared evenly among the warps of a strip (8
@@ -950,13 +936,10 @@ gpufx_cuda_line_taps (const CudaGeom  &g,
       }
 
   const int  row_len = out.w * g.channels;
-  const bool vec = row_len % 4 == 0 && in.pitch % 4 == 0 && out.pitch % 4 == 0
-                   && ((out.x0 - in.x0) * g.channels) % 4 == 0
-                   && ((uintptr_t) in.p & 15) == 0
-                   && ((uintptr_t) out.p & 15) == 0;
-  dim3 grid (gpufx_cuda_div_up (row_len, CT_TX * (vec ? 4 : 1)),
-             gpufx_cuda_div_up (out.h, CT_TY * CT_P));
-  dim3 block (CT_TX, CT_TY);
+  const bool vec = taps_planes_vec (g, in, out);
+  dim3       grid (gpufx_cuda_div_up (row_len, CT_TX * (vec ? 4 : 1)),
+                   gpufx_cuda_div_up (out.h, CT_TY * CT_P));
+  dim3       block (CT_TX, CT_TY);
 
   if (vec)
     taps_cols_kernel<4><<<grid, block, 0, stream>>> (g, 1, in, out, n_taps,
