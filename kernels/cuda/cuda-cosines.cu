@@ -122,7 +122,8 @@ lines_powers (long long q, int L, double2 *z)
  * at most (blockDim.y).  Rows: 8 lanes (2 pixels x 4 channels) x 16
  * chunks.  Columns: 32 lanes (8 pixels x 4 channels: a warp is one
  * chunk and its loads are whole 128-byte lines) x 4 chunks, or x 8
- * (nch_max) where the grid would not fill one wave (1080p and less). */
+ * (nch_max) where the grid would not fill one wave (see cosines_launch:
+ * 1080p and less; 4K under mirror and wrap). */
 #ifndef COS_ROW_LANES
 #define COS_ROW_LANES 8
 #endif
@@ -140,6 +141,14 @@ lines_powers (long long q, int L, double2 *z)
 #endif
 #ifndef COS_V
 #define COS_V 4 /* outputs in flight, recurrence (even) */
+#endif
+/* Per axis: the column pass waits on global loads, so 8 outputs in flight
+ * there (H100: 2-4% faster); the row pass (shared memory) is slower at 8. */
+#ifndef COS_ROW_V
+#define COS_ROW_V COS_V
+#endif
+#ifndef COS_COL_V
+#define COS_COL_V 8
 #endif
 
 template <int AXIS> struct CosShape
@@ -212,6 +221,7 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   constexpr bool            FLAT = MODE == COS_FLAT;
   constexpr bool            PER = MODE == COS_PERIODIC;
   constexpr int             LANES = CosBlock<AXIS, RS>::lanes;
+  constexpr int             V = AXIS == 0 ? COS_ROW_V : COS_COL_V;
   const int                 axis = AXIS;
   extern __shared__ double2 cos_smem[];
   const LinesCosines       &k = lines_cos[AXIS];
@@ -756,14 +766,14 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
     auto fetch = [&] (int jb, float *xl, float *xh) {
       /* All of the group's loads wanted: no guards, 32-bit offsets from
        * the group's first (u * step is far below 2^31). */
-      if (jb + COS_V + 1 < o_end)
+      if (jb + V + 1 < o_end)
         {
           const float *gl = ql + (ptrdiff_t) (jb - j0) * step;
           const float *gh = qh + (ptrdiff_t) (jb - j0) * step;
           const int    istep = (int) step;
 
 #pragma unroll
-          for (int u = 0; u < COS_V; u++)
+          for (int u = 0; u < V; u++)
             {
               xl[u] = FL ? ld (gl + u * istep)
                          : next_at (pl + 1 + jb + u - j0, &il, &sl);
@@ -773,7 +783,7 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
           return;
         }
 #pragma unroll
-      for (int u = 0; u < COS_V; u++)
+      for (int u = 0; u < V; u++)
         {
           const int j = jb + u;
 
@@ -813,32 +823,32 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
       dl = l1;
       dh = h1;
     };
-    float xl[COS_V], xh[COS_V];
+    float xl[V], xh[V];
     int   j = j0;
 
     fetch (j0, xl, xh);
     /* Whole groups: the roles of Da and Db alternate, no moves. */
-    for (; j + COS_V <= o_end; j += COS_V)
+    for (; j + V <= o_end; j += V)
       {
-        float nl[COS_V], nh[COS_V];
+        float nl[V], nh[V];
 
         /* The next group's loads are in flight during this one. */
-        fetch (j + COS_V, nl, nh);
+        fetch (j + V, nl, nh);
 #pragma unroll
-        for (int u = 0; u < COS_V; u += 2)
+        for (int u = 0; u < V; u += 2)
           {
             step1 (Da, Db, xl[u], xh[u]);
             step1 (Db, Da, xl[u + 1], xh[u + 1]);
           }
 #pragma unroll
-        for (int u = 0; u < COS_V; u++)
+        for (int u = 0; u < V; u++)
           {
             xl[u] = nl[u];
             xh[u] = nh[u];
           }
       }
 #pragma unroll
-    for (int u = 0; u < COS_V - 1; u++)
+    for (int u = 0; u < V - 1; u++)
       if (j + u < o_end)
         {
           if (u % 2 == 0)
@@ -956,9 +966,13 @@ cosines_launch (const CudaGeom  &g,
     = lines_slots (MODE) * sizeof (double2) * NT * CosShape<AXIS>::lanes;
   const int blocks = gpufx_cuda_div_up (n_lines, CosShape<AXIS>::lanes);
   /* The default shapes are 128 threads, 4 blocks per SM: a grid short
-   * of one wave takes nch_max chunks. */
-  int nch = blocks < 4 * gpufx_cuda_limits.sm_count ? CosShape<AXIS>::nch_max
-                                                    : CosShape<AXIS>::nch;
+   * of one wave takes nch_max chunks; under clamp and zero only where it
+   * fills less than 3 blocks per SM (4K columns, 480 blocks: 4 chunks in
+   * one wave ran 3-7% faster than 8 chunks in two waves, H100; not so
+   * for mirror at large r, whose chunks walk up to twice the line). */
+  const int fill = MODE == COS_FLAT ? 3 : 4;
+  int nch = blocks < fill * gpufx_cuda_limits.sm_count ? CosShape<AXIS>::nch_max
+                                                       : CosShape<AXIS>::nch;
 
   while (nch > 1 && per_chunk * nch > (size_t) gpufx_cuda_limits.smem)
     nch /= 2;

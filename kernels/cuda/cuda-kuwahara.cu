@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define KUWA_SEG 128
 
@@ -181,8 +182,10 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
 
 /* The fused path (r <= KUWA_FUSED_MAX_R): one pass, nothing in global
  * memory but the image.  A block of nw warps (kuwa_plan picks 16, 8, 4 or 2)
- * owns TW = 64 nw tile columns (image columns x0 - r .. x0 - r + TW - 1,
- * giving TW - 2r outputs) and a segment of output rows.  Each lane owns
+ * owns TW = 64 nw tile columns (image columns x0 - r - dx .. x0 - r - dx +
+ * TW - 1, giving tw <= TW - 2r - dx outputs from x0; dx = 0 and tw = TW - 2r
+ * unless the tiles are aligned, see kuwa_launch) and a segment of output
+ * rows.  Each lane owns
  * two adjacent tile columns, of which it keeps the sums of (channels, V,
  * V^2) over the rows y - r .. y (set A) and y .. y + r (set B), sliding
  * them one row per step (down; up in odd segments) as the CPU does: V and
@@ -203,6 +206,11 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
 #define KUWA_NT          512
 #define KUWA_FUSED_MAX_R 30
 #define KUWA_BATCH_R     10 /* see the start */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define KUWA_SPLIT 1 /* mbarrier try_wait: see the one-phase loop */
+#else
+#define KUWA_SPLIT 0
+#endif
 
 /* The input row y, border mapped (NULL: zero outside). */
 __device__ __forceinline__ const float *
@@ -318,16 +326,24 @@ kuwa_fused_smem (int nt, int channels)
          * (2 * sizeof (double) + channels * sizeof (float));
 }
 
-template <int C, bool TP>
+/* AL: aligned tiles, tw and dx given (RGBA only); else tw = TW - 2r, dx = 0
+ * (the arguments unused). */
+template <int C, bool TP, bool AL>
 __global__ void
-__launch_bounds__ (KUWA_NT, 1)
-  kuwa_fused (CudaGeom g, CudaPlane in, CudaPlane out, int r, int seg_h)
+__launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
+                                           CudaPlane in,
+                                           CudaPlane out,
+                                           int       r,
+                                           int       seg_h,
+                                           int       tw_al,
+                                           int       dx_al)
 {
   extern __shared__ double kuwa_smem[];
   const int                tw_all = 2 * blockDim.x; /* tile columns */
   const int                q = threadIdx.x, lane = q & 31, w0 = q & ~31;
-  const int                c0 = 2 * q;           /* 64 w + 2 lane */
-  const int                tw = tw_all - 2 * r;  /* outputs */
+  const int                c0 = 2 * q;                       /* 64 w + 2 lane */
+  const int                tw = AL ? tw_al : tw_all - 2 * r; /* outputs */
+  const int                dx = AL ? dx_al : 0;
   const int                ox = blockIdx.x * tw; /* first output column */
   const int                y_begin = blockIdx.y * seg_h;
   const int                y_end = min (y_begin + seg_h, out.h);
@@ -356,7 +372,7 @@ __launch_bounds__ (KUWA_NT, 1)
 #pragma unroll
   for (int j = 0; j < 2; j++)
     {
-      int ix = min (out.x0 + ox - r + c0 + j, need_x1);
+      int ix = min (out.x0 + ox - r - dx + c0 + j, need_x1);
 
       xi[j] = gpufx_border_index (max (ix, need_x0), g.image_w, g.border);
 #pragma unroll
@@ -439,6 +455,40 @@ __launch_bounds__ (KUWA_NT, 1)
       }
   };
 
+  /* One phase (16-warp blocks, one per SM) on sm_90+: the row's barrier is
+   * split.  Each thread arrives on an mbarrier after its prefix stores,
+   * slides its sums to the next row and issues that row's loads, and only
+   * then waits: with no other block on the SM, the warps waited for the
+   * slowest with nothing to do (4K r = 17..30: 4-5% faster, H100).  Every
+   * thread arrives (not one per warp), so that compute-sanitizer's
+   * racecheck sees each thread's stores ordered before the others' loads. */
+  constexpr bool SPL = KUWA_SPLIT && ! TP;
+  /* The sums t (both sets) to the next row, from the fetched pixels. */
+  auto slide = [&] (KuwaSums<C> (&t)[2]) {
+#pragma unroll
+    for (int j = 0; j < 2; j++)
+      {
+        kuwa_slide<C> (t[0], j, nx[0][j], nx[1][j], g.alpha);
+        kuwa_slide<C> (t[1], j, nx[2][j], pr[j], g.alpha);
+#pragma unroll
+        for (int c = 0; c < C; c++)
+          pr[j][c] = nx[0][j][c];
+      }
+  };
+#if KUWA_SPLIT
+  __shared__ unsigned long long kuwa_mbar;
+  const unsigned mbar = (unsigned) __cvta_generic_to_shared (&kuwa_mbar);
+
+  if (SPL)
+    {
+      if (q == 0)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(mbar),
+                     "r"(blockDim.x)
+                     : "memory");
+      __syncthreads ();
+    }
+#endif
+
   if (n_rows > 1)
     {
       const float *r3 = kuwa_row (g, in, out.y0 + y_first);
@@ -459,22 +509,12 @@ __launch_bounds__ (KUWA_NT, 1)
 #pragma unroll
       for (int set = 0; set < 2; set++)
         cur[set] = s[set];
-      if (k > 0)
-        {
-#pragma unroll
-          for (int j = 0; j < 2; j++)
-            {
-              kuwa_slide<C> (cur[0], j, nx[0][j], nx[1][j], g.alpha);
-              kuwa_slide<C> (cur[1], j, nx[2][j], pr[j], g.alpha);
-#pragma unroll
-              for (int c = 0; c < C; c++)
-                pr[j][c] = nx[0][j][c];
-            }
-        }
+      if (! SPL && k > 0)
+        slide (cur);
 #pragma unroll
       for (int set = 0; set < 2; set++)
         s[set] = cur[set];
-      if (k > 0)
+      if (! SPL && k > 0)
         if (k + 1 < n_rows)
           fetch (k + 1);
 
@@ -511,7 +551,34 @@ __launch_bounds__ (KUWA_NT, 1)
               }
           }
       }
-      __syncthreads ();
+#if KUWA_SPLIT
+      if (SPL)
+        {
+          unsigned long long st;
+          unsigned           ok;
+
+          asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"
+                       : "=l"(st)
+                       : "r"(mbar)
+                       : "memory");
+          if (k + 1 < n_rows)
+            {
+              slide (s);
+              if (k + 2 < n_rows)
+                fetch (k + 2);
+            }
+          do
+            asm volatile("{\n\t.reg .pred p;\n\t"
+                         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
+                         "%2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+                         : "=r"(ok)
+                         : "r"(mbar), "r"((unsigned) k & 1)
+                         : "memory");
+          while (! ok);
+        }
+      else
+#endif
+        __syncthreads ();
       if (TP)
         {
           /* Phase 1: per set and box start l (columns l .. l + r <
@@ -548,11 +615,15 @@ __launch_bounds__ (KUWA_NT, 1)
 #pragma unroll
         for (int h = 0; h < 2; h++)
           {
-            /* Tile column t is image column x - r: the box of columns
-             * x - r .. x is t .. t + r, x .. x + r is t + r .. t + 2r. */
-            const int t = 2 * w0 + 32 * h + lane;
+            /* Tile column tc is image column x - r for the output x =
+             * ox + t: the box of columns x - r .. x is tc .. tc + r, x ..
+             * x + r is tc + r .. tc + 2r.  (Aligned tiles keep this pick
+             * and shift the stores by dx: shifting the pick instead, so
+             * that the stores start on lines too, compiled to 1-5% slower
+             * code, H100, round 11.) */
+            const int tc = 2 * w0 + 32 * h + lane, t = tc - dx;
 
-            if (t >= tw || ox + t >= out.w)
+            if ((AL && t < 0) || t >= tw || ox + t >= out.w)
               continue;
 
             int    best = 0;
@@ -561,7 +632,7 @@ __launch_bounds__ (KUWA_NT, 1)
 #pragma unroll
             for (int qd = 0; qd < 4; qd++)
               {
-                const int set = qd >> 1, l = t + (qd & 1) * r;
+                const int set = qd >> 1, l = tc + (qd & 1) * r;
                 double    var, ev2;
 
                 if (TP)
@@ -589,7 +660,7 @@ __launch_bounds__ (KUWA_NT, 1)
                     best_ev2 = ev2;
                   }
               }
-            const int    set = best >> 1, l = t + (best & 1) * r;
+            const int    set = best >> 1, l = tc + (best & 1) * r;
             const float *p = pc + (buf * 2 + set) * C * tw_all;
             float        o[C];
 
@@ -618,8 +689,8 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
          * ((size_t) h + 2 * radius + (size_t) h + radius);
 }
 
-/* The fused pass's plan for blocks of nw warps (64 nw tile columns,
- * 64 nw - 2r outputs), per_sm of them resident per SM (0: unknown): the
+/* The fused pass's plan for blocks of nw warps (64 nw tile columns, tw
+ * outputs), per_sm of them resident per SM (0: unknown): the
  * block columns, the rows per block, and the modelled time.  Segments pay
  * 2r + 1 rows of column sums to start (loads and adds only: rated 0.15 of
  * an output row): 32 + 2r rows, then as many as make whole waves of
@@ -629,18 +700,29 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
  * 4K and 1080p, r = 1..30: this picked the fastest of 2, 4 and 8 warps
  * or one within 1-2%; 16-warp blocks, one per SM, it picks at 4K for
  * r >= 22, where their halo of 2r in 1024 columns pays: 3-4% faster than
- * 8 warps at r = 25 and 30).  8-warp blocks are rated 2% slower again:
- * at 4K r = 10..15 the model tied them with 4-warp blocks (8 block columns
- * against 17, the 17th mostly past the image), and 4-warp blocks ran 1-3%
- * faster (H100, two-phase pick, round 10). */
+ * 8 warps at r = 25 and 30).  Round 11 (H100): aligned tiles (al, tw a
+ * multiple of 8, see kuwa_launch) are rated 2% (4 warps) and 3% (8 and
+ * 16) faster, none at 2 warps, and 16-warp blocks with the split barrier
+ * (sm_90+) 5% faster: at 4K this picks the fastest size and tiling or
+ * one within 0.5% at every r = 1..30 (16 warps aligned from r = 17 on),
+ * at 1080p the same sizes as before. */
 static double
-kuwa_plan (int w, int h, int r, int nw, int per_sm, int *nbx, int *seg_h)
+kuwa_plan (int  w,
+           int  h,
+           int  r,
+           int  nw,
+           int  tw,
+           bool al,
+           int  per_sm,
+           int *nbx,
+           int *seg_h)
 {
   const int sms = std::max (gpufx_cuda_limits.sm_count, 1);
   int       sh = 32 + 2 * r;
+  double    rate = 200 + 3 * nw;
   long      nb;
 
-  *nbx = gpufx_cuda_div_up (w, 64 * nw - 2 * r);
+  *nbx = gpufx_cuda_div_up (w, tw);
   if (per_sm > 0 && gpufx_cuda_limits.sm_count > 0)
     {
       long slots = (long) per_sm * sms;
@@ -652,20 +734,52 @@ kuwa_plan (int w, int h, int r, int nw, int per_sm, int *nbx, int *seg_h)
     }
   *seg_h = sh;
   nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
+  if (nw == KUWA_NT / 32 && gpufx_cuda_limits.cc_major >= 9)
+    rate -= 12; /* the split barrier (KUWA_SPLIT) */
+  if (al && nw >= 4)
+    rate *= nw == 4 ? 0.98 : 0.97;
   return (double) ((nb + sms - 1) / sms) * 64 * nw
-         * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1))
-         * (200 + 3 * nw + (nw == 8 ? 4 : 0));
+         * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * rate;
+}
+
+/* The block sizes kuwa_launch weighs, in warps. */
+static const int kuwa_sizes[] = { KUWA_NT / 32, 8, 4, 2 };
+
+/* GPUFX_CUDA_KUWA_BLOCK, e.g. "16a" or "2u" (warps, then aligned or
+ * unaligned tiles): a testing aid, read per job, so that the gpu tests'
+ * small images run the block sizes and tilings that kuwa_plan picks only
+ * for large ones.  Returns that configuration's index in kuwa_launch's
+ * loop, or -1 (unset or not understood: kuwa_plan chooses). */
+static int
+kuwa_forced (void)
+{
+  const char *v = getenv ("GPUFX_CUDA_KUWA_BLOCK");
+  char       *end;
+  long        nw;
+
+  if (! v || ! *v)
+    return -1;
+  nw = strtol (v, &end, 10);
+  for (int s = 0; s < 4; s++)
+    if (nw == kuwa_sizes[s] && (*end == 'a' || *end == 'u') && ! end[1])
+      return 2 * s + (*end == 'a');
+  return -1;
 }
 
 /* The fused kernel for blocks of nw warps: two phases below 16 warps (4K,
  * r = 1..20: 3-6% faster), one at 16, where the second barrier cost 1%. */
-typedef void (*KuwaFused) (CudaGeom, CudaPlane, CudaPlane, int, int);
+typedef void (*KuwaFused) (CudaGeom, CudaPlane, CudaPlane, int, int, int, int);
 
 template <int C>
 static KuwaFused
-kuwa_fused_for (int nw)
+kuwa_fused_for (int nw, bool al)
 {
-  return nw < KUWA_NT / 32 ? kuwa_fused<C, true> : kuwa_fused<C, false>;
+  const bool tp = nw < KUWA_NT / 32;
+
+  if constexpr (C == 4)
+    if (al)
+      return tp ? kuwa_fused<C, true, true> : kuwa_fused<C, false, true>;
+  return tp ? kuwa_fused<C, true, false> : kuwa_fused<C, false, false>;
 }
 
 template <int C>
@@ -680,14 +794,30 @@ kuwa_launch (const CudaGeom  &g,
   if (r <= KUWA_FUSED_MAX_R)
     {
       /* Blocks of 16, 8, 4 or 2 warps (fewer where the shared memory budget
-       * asks), whichever kuwa_plan rates fastest; the occupancy of each
-       * size is asked once (per channel count). */
+       * asks), each with tiles as they fall or aligned, whichever kuwa_plan
+       * rates fastest; the occupancy of each size is asked once (per
+       * channel count). */
       static std::atomic<int>    per_sm_of[KUWA_NT / 32 + 1];
       static std::atomic<size_t> allowed; /* dynamic shared memory set */
-      static const int           sizes[] = { KUWA_NT / 32, 8, 4, 2 };
       int         nw_max = KUWA_NT / 32, nw = 0, nbx = 0, seg_h = 0;
+      int         tw = 0, dx = 0, line_dx = -1;
+      bool        al = false;
       double      best = 0;
       cudaError_t err;
+
+      /* RGBA input whose rows all start at the same phase of a 128-byte
+       * line: each tile may start line_dx columns further left, with a
+       * multiple of 8 outputs per block, so that every warp's loads begin on
+       * a line (9 lines per 64 pixels become 8).  At equal block counts
+       * that ran 2-4% faster (H100, 4K, 4 to 16 warps); it also gives 8
+       * blocks of 480 outputs at 4K r = 9..16 (8 warps, no ninth column). */
+      if (C == 4 && (in.pitch * sizeof (float)) % 128 == 0)
+        {
+          uintptr_t a = (uintptr_t) (in.p + (ptrdiff_t) (out.x0 - in.x0) * C);
+
+          if (a % 16 == 0)
+            line_dx = (int) ((a / 16 + 8 - r % 8) % 8);
+        }
 
       while (nw_max > 1
              && kuwa_fused_smem (32 * nw_max, C)
@@ -695,41 +825,57 @@ kuwa_launch (const CudaGeom  &g,
         nw_max--;
       if (kuwa_fused_smem (32 * nw_max, C) > allowed.load ())
         {
-          for (int tp = 0; tp < 2; tp++)
-            if ((err = gpufx_cuda_allow_smem (tp ? kuwa_fused<C, true>
-                                                 : kuwa_fused<C, false>,
-                                              kuwa_fused_smem (32 * nw_max, C)))
+          for (int i = 0; i < 4; i++)
+            if ((err = gpufx_cuda_allow_smem (
+                   kuwa_fused_for<C> (i & 1 ? KUWA_NT / 32 : 2, i & 2),
+                   kuwa_fused_smem (32 * nw_max, C)))
                 != cudaSuccess)
               return err;
           allowed.store (kuwa_fused_smem (32 * nw_max, C));
         }
-      for (int i = 0; i < 4; i++)
-        {
-          int    k = std::min (sizes[i], nw_max), bx, sh;
-          int    per_sm = per_sm_of[k].load ();
-          double cost;
+      /* A forced configuration the image cannot take (aligned tiles of an
+       * input off the lines) leaves nw at 0: then the plan chooses. */
+      for (int pass = 0, forced = kuwa_forced (); nw == 0 && pass < 2;
+           pass++, forced = -1)
+        for (int i = 0; i < 8; i++)
+          {
+            int    k = std::min (kuwa_sizes[i / 2], nw_max), bx, sh;
+            int    per_sm = per_sm_of[k].load ();
+            int    w = 64 * k - 2 * r, d = i & 1 ? line_dx : 0;
+            double cost;
 
-          if (per_sm == 0
-              && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
-                   &per_sm, kuwa_fused_for<C> (k), 32 * k,
-                   kuwa_fused_smem (32 * k, C))
-                   == cudaSuccess
-              && per_sm > 0)
-            per_sm_of[k].store (per_sm);
-          cost = kuwa_plan (out.w, out.h, r, k, per_sm, &bx, &sh);
-          if (nw == 0 || cost < best)
-            {
-              nw = k;
-              nbx = bx;
-              seg_h = sh;
-              best = cost;
-            }
-        }
+            if (forced >= 0 && i != forced)
+              continue;
+            if (i & 1)
+              {
+                if (d < 0 || (w - d) / 8 * 8 < 8)
+                  continue;
+                w = (w - d) / 8 * 8;
+              }
+            if (per_sm == 0
+                && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
+                     &per_sm, kuwa_fused_for<C> (k, false), 32 * k,
+                     kuwa_fused_smem (32 * k, C))
+                     == cudaSuccess
+                && per_sm > 0)
+              per_sm_of[k].store (per_sm);
+            cost = kuwa_plan (out.w, out.h, r, k, w, i & 1, per_sm, &bx, &sh);
+            if (nw == 0 || cost < best)
+              {
+                nw = k;
+                nbx = bx;
+                seg_h = sh;
+                tw = w;
+                dx = d;
+                al = i & 1;
+                best = cost;
+              }
+          }
       dim3   grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
       size_t smem = kuwa_fused_smem (32 * nw, C);
 
-      kuwa_fused_for<C> (nw)<<<grid, 32 * nw, smem, stream>>> (g, in, out, r,
-                                                               seg_h);
+      kuwa_fused_for<C> (nw, al)<<<grid, 32 * nw, smem, stream>>> (
+        g, in, out, r, seg_h, tw, dx);
       return cudaGetLastError ();
     }
 

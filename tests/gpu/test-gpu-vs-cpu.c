@@ -15,7 +15,9 @@
  * The shared-memory caps case sets GPUFX_CUDA_SMEM_LIMIT (a testing aid
  * the CUDA backend reads per job) so that the split configurations small
  * GPUs need run here too; the whole-image case sets GPUFX_CUDA_BAND_ROWS
- * and GPUFX_CUDA_MEM_LIMIT (two more) for many bands and for no room.
+ * and GPUFX_CUDA_MEM_LIMIT (two more) for many bands and for no room, the
+ * Kuwahara blocks case GPUFX_CUDA_KUWA_BLOCK for the block sizes and tilings
+ * that only large images take.
  */
 #include "gpufx.h"
 
@@ -346,6 +348,43 @@ test_kuwahara (void)
     }
 }
 
+/* The block sizes and tilings that kuwa_plan takes only for large images
+ * (16-warp blocks from r = 17 at 4K, tiles aligned to 128-byte lines for
+ * RGBA rows that start on one), forced on a 1024-wide image
+ * (GPUFX_CUDA_KUWA_BLOCK, a testing aid): the whole image (tiles shifted
+ * by 8 - r % 8 pixels) and a region from column 5 (shifted otherwise). */
+static void
+test_kuwahara_blocks (void)
+{
+  static const char *blocks[]
+    = { "16a", "16u", "8a", "8u", "4a", "4u", "2a", "2u" };
+  static const int radii[] = { 1, 10, 17, 30 };
+  const Shape      s = { 1024, quick ? 40 : 70, 4, 3 };
+  const GpufxRect  dr = { 5, 3, 1019, s.h - 9 };
+  GpufxFilter      f;
+  char             what[96];
+
+  gpufx_filter_init (&f, GPUFX_FILTER_KUWAHARA);
+  for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++)
+    for (size_t r = 0; r < sizeof radii / sizeof radii[0]; r++)
+      for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
+        {
+          if (quick && (k > 2 || r % 3 || b % 3))
+            continue;
+          setenv ("GPUFX_CUDA_KUWA_BLOCK", blocks[k], 1);
+          f.border = (GpufxBorder) b;
+          f.kuwahara.radius = radii[r];
+          snprintf (what, sizeof what, "kuwahara r%d blocks %s", radii[r],
+                    blocks[k]);
+          check (what, &f, s);
+          snprintf (what, sizeof what,
+                    "kuwahara r%d blocks %s region from x 5 %s", radii[r],
+                    blocks[k], gpufx_border_name (f.border));
+          check_region (what, &f, s, dr, 0);
+        }
+  unsetenv ("GPUFX_CUDA_KUWA_BLOCK");
+}
+
 /* What the band tests share: a 150 x 260 RGBA image (quick, for the
  * sanitizers: shorter, so that the small bands, each of which filters the
  * Gaussian's whole input height again, stay cheap under racecheck), a
@@ -668,7 +707,10 @@ main (int argc, char **argv)
   if (wanted ("sobel"))
     test_sobel ();
   if (wanted ("kuwahara"))
-    test_kuwahara ();
+    {
+      test_kuwahara ();
+      test_kuwahara_blocks ();
+    }
   if (wanted ("regions"))
     test_regions_and_bands ();
   if (wanted ("whole"))
