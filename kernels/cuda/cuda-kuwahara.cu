@@ -196,10 +196,10 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
  * warps' segments, so the cost per output does not grow with r and there
  * is no block-wide scan.  Then each lane picks for tile columns lane and
  * lane + 32 of its warp's 64, with the CPU's exact tie rule on double
- * sums.  Below 16 warps the pick has two phases: each box's variance (per
- * set and first column) is computed once, after a second barrier read by
- * the two outputs that use it (half the shared reads and variances per
- * output; at 16 warps the barrier costs more).  The float channel sums
+ * sums.  Each box's variance (per set and first column) is computed once
+ * for the two outputs that use it: below 16 warps in shared memory, read
+ * after a second barrier (two phases); at 16 warps, where that barrier
+ * cost more, in registers, passed on by shuffles.  The float channel sums
  * (sliding over at most seg_h rows, prefix over 64 columns) stayed within
  * 6e-6 of the double-sliding kernel before on a 4K image at r = 1 (less at
  * larger r). */
@@ -247,6 +247,28 @@ kuwa_box (const T *p, int lo, int hi)
   T f = (lo & 63) ? p[lo - 1] : (T) 0;
 
   return p[hi] + (e - f);
+}
+
+/* kuwa_box where lo and hi are in one segment (the same sum: e is 0). */
+template <typename T>
+__device__ __forceinline__ T
+kuwa_box1 (const T *p, int lo, int hi)
+{
+  return p[hi] - ((lo & 63) ? p[lo - 1] : (T) 0);
+}
+
+/* Quadrant qd of (variance var, E[V^2] ev2) against the best so far, with
+ * the CPU's tie rule: a later quadrant must win by more than the sums'
+ * rounding, so flat areas keep the first. */
+__device__ __forceinline__ void
+kuwa_take (int qd, double var, double ev2, int &best, double &bv, double &be)
+{
+  if (qd == 0 || var < bv - 1e-11 * fabs (be))
+    {
+      best = qd;
+      bv = var;
+      be = ev2;
+    }
 }
 
 /* A lane's sums of one set for its two columns: V, V^2 and the channels. */
@@ -611,6 +633,73 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
         const float   *pc = (const float *) (pv + 8 * tw_all);
         const double2 *vv = (const double2 *) (pv + 4 * tw_all);
         const int      yy = y_first + dir * k;
+        /* One phase: per set, each lane's (variance, E[V^2]) of the boxes
+         * starting at tile columns 64 w + 32 g + lane, g = 0, 1 and 2 (the
+         * next warp's first columns, recomputed: the right boxes reach r
+         * past the warp's 64), each once; an output's right box (tc + r)
+         * comes from lane (lane + r) & 31, which offers group 2 if lane < r
+         * (else 0) and group 1.  The same sums and order as per output, 6
+         * box variances per lane and set pair instead of 8: 7-12% faster
+         * than each output's four boxes (H100, round 13; round 12's ncu had
+         * that pick at 23% more instructions than two phases).  Groups 0
+         * and 2 never span two segments (r < 32). */
+        int    bq[2] = { 0, 0 };
+        double bvar[2] = { 0, 0 }, bev2[2] = { 0, 0 };
+
+        if (! TP)
+          {
+            const int  src = (lane + r) & 31;
+            const bool wrap = lane + r >= 32;
+
+#pragma unroll
+            for (int set = 0; set < 2; set++)
+              {
+                const double *p = pv + (buf * 2 + set) * 2 * tw_all;
+                double        var[3], ev2[3];
+
+#pragma unroll
+                for (int g = 0; g < 3; g++)
+                  {
+                    /* Past the tile (no output reads them): its last box. */
+                    const int l
+                      = g ? min (2 * w0 + 32 * g + lane, tw_all - 1 - r)
+                          : 2 * w0 + lane;
+                    double s1, s2, mean;
+
+                    if (g == 1)
+                      {
+                        s1 = kuwa_box (p, l, l + r);
+                        s2 = kuwa_box (p + tw_all, l, l + r);
+                      }
+                    else
+                      {
+                        s1 = kuwa_box1 (p, l, l + r);
+                        s2 = kuwa_box1 (p + tw_all, l, l + r);
+                      }
+                    mean = s1 * inv_n;
+                    ev2[g] = s2 * inv_n;
+                    var[g] = ev2[g] - mean * mean;
+                  }
+
+                const double a_var
+                  = __shfl_sync (0xffffffffu, lane < r ? var[2] : var[0], src);
+                const double a_ev2
+                  = __shfl_sync (0xffffffffu, lane < r ? ev2[2] : ev2[0], src);
+                const double b_var = __shfl_sync (0xffffffffu, var[1], src);
+                const double b_ev2 = __shfl_sync (0xffffffffu, ev2[1], src);
+
+#pragma unroll
+                for (int h = 0; h < 2; h++)
+                  {
+                    const bool b = (h == 0) == wrap;
+
+                    kuwa_take (2 * set, var[h], ev2[h], bq[h], bvar[h],
+                               bev2[h]);
+                    kuwa_take (2 * set + 1, b ? b_var : a_var,
+                               b ? b_ev2 : a_ev2, bq[h], bvar[h], bev2[h]);
+                  }
+              }
+          }
 
 #pragma unroll
         for (int h = 0; h < 2; h++)
@@ -626,40 +715,24 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
             if ((AL && t < 0) || t >= tw || ox + t >= out.w)
               continue;
 
-            int    best = 0;
+            int    best = bq[h];
             double best_var = 0, best_ev2 = 0;
 
+            if (TP)
 #pragma unroll
-            for (int qd = 0; qd < 4; qd++)
-              {
-                const int set = qd >> 1, l = tc + (qd & 1) * r;
-                double    var, ev2;
+              for (int qd = 0; qd < 4; qd++)
+                {
+                  const double2 qv = vv[(qd >> 1) * tw_all + tc + (qd & 1) * r];
 
-                if (TP)
-                  {
-                    const double2 qv = vv[set * tw_all + l];
-
-                    var = qv.x;
-                    ev2 = qv.y;
-                  }
-                else
-                  {
-                    const double *p = pv + (buf * 2 + set) * 2 * tw_all;
-                    double        s1 = kuwa_box (p, l, l + r);
-                    double        s2 = kuwa_box (p + tw_all, l, l + r);
-                    double        mean = s1 * inv_n;
-
-                    ev2 = s2 * inv_n;
-                    var = ev2 - mean * mean;
-                  }
-
-                if (qd == 0 || var < best_var - 1e-11 * fabs (best_ev2))
-                  {
-                    best = qd;
-                    best_var = var;
-                    best_ev2 = ev2;
-                  }
-              }
+                  /* kuwa_take's rule, written out: through that function
+                   * these kernels compiled to other code. */
+                  if (qd == 0 || qv.x < best_var - 1e-11 * fabs (best_ev2))
+                    {
+                      best = qd;
+                      best_var = qv.x;
+                      best_ev2 = qv.y;
+                    }
+                }
             const int    set = best >> 1, l = tc + (best & 1) * r;
             const float *p = pc + (buf * 2 + set) * C * tw_all;
             float        o[C];
