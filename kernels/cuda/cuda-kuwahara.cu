@@ -775,10 +775,12 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
  * r >= 22, where their halo of 2r in 1024 columns pays: 3-4% faster than
  * 8 warps at r = 25 and 30).  Round 11 (H100): aligned tiles (al, tw a
  * multiple of 8, see kuwa_launch) are rated 2% (4 warps) and 3% (8 and
- * 16) faster, none at 2 warps, and 16-warp blocks with the split barrier
- * (sm_90+) 5% faster: at 4K this picks the fastest size and tiling or
- * one within 0.5% at every r = 1..30 (16 warps aligned from r = 17 on),
- * at 1080p the same sizes as before. */
+ * 16) faster, none at 2 warps, and 16-warp blocks on sm_90+ 11% faster
+ * (the split barrier 5%; round 13, the one-phase pick with each box's
+ * variance once, 7-10% more): at 4K this picks 16 warps aligned from
+ * r = 9 on (within 0.1% of the faster of it and the smaller blocks at
+ * r = 9..16, H100; any rating from 24 to 33 units off picks the same), at
+ * 1080p the same sizes as before. */
 static double
 kuwa_plan (int  w,
            int  h,
@@ -808,7 +810,7 @@ kuwa_plan (int  w,
   *seg_h = sh;
   nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
   if (nw == KUWA_NT / 32 && gpufx_cuda_limits.cc_major >= 9)
-    rate -= 12; /* the split barrier (KUWA_SPLIT) */
+    rate -= 28; /* the split barrier (KUWA_SPLIT) and the one-phase pick */
   if (al && nw >= 4)
     rate *= nw == 4 ? 0.98 : 0.97;
   return (double) ((nb + sms - 1) / sms) * 64 * nw
@@ -840,7 +842,9 @@ kuwa_forced (void)
 }
 
 /* The fused kernel for blocks of nw warps: two phases below 16 warps (4K,
- * r = 1..20: 3-6% faster), one at 16, where the second barrier cost 1%. */
+ * r = 1..20: 3-6% faster), one at 16, where the second barrier cost 1%
+ * (and the variances in registers, round 13: 7-12% faster than each
+ * output's four boxes). */
 typedef void (*KuwaFused) (CudaGeom, CudaPlane, CudaPlane, int, int, int, int);
 
 template <int C>
