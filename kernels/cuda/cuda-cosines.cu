@@ -11,9 +11,10 @@
 
 struct LinesCosines
 {
-  int n_terms;
-  int radius;
-  int period;
+  int    n_terms;
+  int    radius;
+  int    period;
+  double inv_period; /* 1 / period */
   /* Per term m (w = omega[m]); terms past n_terms are all zero. */
   double coeff[GPUFX_GAUSS_MAX_TERMS];
   double two_cos[GPUFX_GAUSS_MAX_TERMS]; /* 2 cos w               */
@@ -103,19 +104,55 @@ lines_phase (int m, long long q, int L, double *c, double *s)
   sincospi ((double) k / L, s, c);
 }
 
-/* z[m] = e^{i w_m q} = e^{i pi m q / L} for m < NT. */
-template <int NT>
-__device__ __forceinline__ void
-lines_powers (long long q, int L, double2 *z)
+#ifndef COS_PH32
+#define COS_PH32 1 /* positions in 32 bits, products by 1 / L, power tree */
+#endif
+
+/* e^{i pi q / L} (inv_l = 1 / L).  COS_PH32: q fits 32 bits (a
+ * position), and a product by 1 / L instead of a division. */
+__device__ __forceinline__ double2
+lines_cs (long long q, int L, double inv_l)
 {
   double c, s;
 
-  lines_phase (1, q, L, &c, &s);
+  if (COS_PH32)
+    {
+      int kq = (int) q % (2 * L);
+
+      if (kq < 0)
+        kq += 2 * L;
+      sincospi ((double) kq * inv_l, &s, &c);
+    }
+  else
+    lines_phase (1, q, L, &c, &s);
+  return make_double2 (c, s);
+}
+
+/* z[m] = z1^m for m < NT.  COS_PH32: z[m] = z[m/2] z[m - m/2] (a tree of
+ * depth log2 NT instead of a chain of NT - 1 products). */
+template <int NT>
+__device__ __forceinline__ void
+lines_expand (double2 z1, double2 *z)
+{
   z[0] = make_double2 (1.0, 0.0);
+  if (NT > 1)
+    z[1] = z1;
 #pragma unroll
-  for (int m = 1; m < NT; m++)
-    z[m] = make_double2 (z[m - 1].x * c - z[m - 1].y * s,
-                         fma (z[m - 1].x, s, z[m - 1].y * c));
+  for (int m = 2; m < NT; m++)
+    {
+      const double2 a = COS_PH32 ? z[m / 2] : z[m - 1];
+      const double2 b = COS_PH32 ? z[m - m / 2] : z[1];
+
+      z[m] = make_double2 (a.x * b.x - a.y * b.y, fma (a.x, b.y, a.y * b.x));
+    }
+}
+
+/* z[m] = e^{i w_m q} = e^{i pi m q / L} for m < NT. */
+template <int NT>
+__device__ __forceinline__ void
+lines_powers (long long q, int L, double inv_l, double2 *z)
+{
+  lines_expand<NT> (lines_cs (q, L, inv_l), z);
 }
 
 /* Block shape per axis: lanes (lines, blockDim.x) and chunks per line
@@ -167,6 +204,18 @@ template <int AXIS> struct CosShape
 #endif
 #ifndef COS_RS_NCH
 #define COS_RS_NCH 32
+#endif
+#ifndef COS_DC
+#define COS_DC 1 /* term 0 (w = 0) by plain sums */
+#endif
+#ifndef COS_BULK
+#define COS_BULK 1 /* RS rows: one bulk copy (TMA, sm_90+) */
+#endif
+#ifndef COS_REL
+#define COS_REL 1 /* FLAT: window ends inside the image by z(o) e^{iwr} */
+#endif
+#ifndef COS_HOIST
+#define COS_HOIST 1 /* RS: the set-up's phases while the row is copied */
 #endif
 #ifndef COS_WALK1
 #define COS_WALK1 1 /* phase 1: one call site of walk (code size) */
@@ -260,6 +309,10 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   const int    N = max (0, min (S, nw - j0));
   const float *base;
   ptrdiff_t    step;
+  /* e^{i pi q / L} at the chunk's last sample and its first output: RS
+   * (COS_HOIST) takes them while its row is being copied. */
+  constexpr bool HOIST = COS_HOIST && RS;
+  double2        cs_n = make_double2 (1.0, 0.0), cs_o = cs_n;
 
   if (RS)
     {
@@ -267,6 +320,35 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
       float *row = (float *) (cos_smem + lines_slots (MODE) * NCH * NT * LANES);
       const float *src = in.p + (ptrdiff_t) (line - in.y0) * in.pitch;
 
+#if __CUDA_ARCH__ >= 900 && COS_BULK
+      /* One bulk copy (TMA) of the whole row, its completion counted on
+       * an mbarrier after the row. */
+      const unsigned bar
+        = (unsigned) __cvta_generic_to_shared (row + 4 * (size_t) ni);
+
+      if (t == 0 && lane == 0)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n\t"
+                     "fence.mbarrier_init.release.cluster;" ::"r"(bar)
+                     : "memory");
+      __syncthreads ();
+      if (t == 0 && lane == 0)
+        asm volatile(
+          "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n\t"
+          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+          " [%2], [%3], %1, [%0];" ::"r"(bar),
+          "r"(16 * ni), "r"((unsigned) __cvta_generic_to_shared (row)), "l"(src)
+          : "memory");
+      if (HOIST)
+        {
+          cs_n = lines_cs ((long long) pw + N - 1, L, k.inv_period);
+          cs_o = lines_cs (o0 + j0, L, k.inv_period);
+        }
+      asm volatile("{\n\t.reg .pred p;\n\t"
+                   "WAIT_%=:\n\t"
+                   "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
+                   "@!p bra WAIT_%=;\n\t}" ::"r"(bar)
+                   : "memory");
+#else
       for (int q = t * LANES + lane; q < ni; q += LANES * NCH)
         {
 #if __CUDA_ARCH__ >= 800
@@ -279,10 +361,16 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
           *(float4 *) (row + 4 * q) = __ldg ((const float4 *) (src + 4 * q));
 #endif
         }
+      if (HOIST)
+        {
+          cs_n = lines_cs ((long long) pw + N - 1, L, k.inv_period);
+          cs_o = lines_cs (o0 + j0, L, k.inv_period);
+        }
 #if __CUDA_ARCH__ >= 800
       asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
       __syncthreads ();
+#endif
       base = row - (ptrdiff_t) in.x0 * C + c;
       step = C;
     }
@@ -359,8 +447,11 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   auto goertzel = [&] (float xf) {
     const double x = xf;
 
+    /* Term 0 (w = 0) is a plain sum (its s2 stays 0). */
+    if (COS_DC)
+      s1[0] += x;
 #pragma unroll
-    for (int m = 0; m < NT; m++)
+    for (int m = COS_DC; m < NT; m++)
       {
         double s = fma (k.two_cos[m], s1[m], x - s2[m]);
 
@@ -453,10 +544,10 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
     return cos_smem[((s * NCH + u) * NT + m) * LANES + lane];
   };
   /* Slot s gets the sum of the first cnt samples, in absolute phase. */
-  auto keep = [&] (int s, int cnt) {
+  auto keep = [&] (int s, int cnt, double2 cs) {
     double2 z[NT];
 
-    lines_powers<NT> ((long long) pw + cnt - 1, L, z);
+    lines_expand<NT> (cs, z);
 #pragma unroll
     for (int m = 0; m < NT; m++)
       {
@@ -511,16 +602,18 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
       keep_raw (1);
       walk (min (bh, N), N);
 #endif
-      keep (2, N);
+      keep (2, N,
+            HOIST ? cs_n : lines_cs ((long long) pw + N - 1, L, k.inv_period));
     }
   else
     {
       const int nb = min (b, N);
 
       walk (0, nb);
-      keep (1, nb);
+      keep (1, nb, lines_cs ((long long) pw + nb - 1, L, k.inv_period));
       walk (nb, N);
-      keep (0, N);
+      keep (0, N,
+            HOIST ? cs_n : lines_cs ((long long) pw + N - 1, L, k.inv_period));
     }
   __syncthreads ();
 
@@ -562,6 +655,9 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   const int o = o0 + j0, pl = o - r, ph = o + r + 1;
   double2   wsum[NT];
   double2   z[NT];
+  double2   zo[NT]; /* e^{i w o} */
+
+  lines_expand<NT> (HOIST ? cs_o : lines_cs (o, L, k.inv_period), zo);
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
@@ -593,7 +689,22 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
         totals (u, u + 1, sign);
         return;
       }
-    lines_powers<NT> ((long long) pbase + (long long) u * S + f - 1, L, z);
+    const long long q = (long long) pbase + (long long) u * S + f - 1;
+
+    /* FLAT: a window end inside the image, q = o + r (the high end,
+     * sign 1) or o - r - 1 (the low end): z = e^{iwo} e^{iw (q - o)}. */
+    if (COS_REL && FLAT && q == (sign > 0 ? o + r : o - r - 1))
+#pragma unroll
+      for (int m = 0; m < NT; m++)
+        {
+          const double ere = sign > 0 ? k.cos_r[m] : k.cos_r1[m];
+          const double eim = sign > 0 ? k.sin_r[m] : -k.sin_r1[m];
+
+          z[m] = make_double2 (zo[m].x * ere - zo[m].y * eim,
+                               fma (zo[m].x, eim, zo[m].y * ere));
+        }
+    else
+      lines_powers<NT> (q, L, k.inv_period, z);
 #pragma unroll
     for (int m = 0; m < NT; m++)
       {
@@ -624,8 +735,8 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
           auto pad = [&] (int pa, int pb, float xe) {
             double2 za[NT];
 
-            lines_powers<NT> (pa, L, za);
-            lines_powers<NT> (pb, L, z);
+            lines_powers<NT> (pa, L, k.inv_period, za);
+            lines_powers<NT> (pb, L, k.inv_period, z);
             wsum[0].x += (double) xe * (pb - pa);
 #pragma unroll
             for (int m = 1; m < NT; m++)
@@ -700,16 +811,13 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   double      Da[NT], Db[NT]; /* D[j], D[j+1] */
 
   {
-    double2 z[NT];
-
     /* The window sums are in absolute phase (image positions). */
-    lines_powers<NT> (o, L, z);
 #pragma unroll
     for (int m = 0; m < NT; m++)
       {
         /* T[o] = e^{-i w o} wsum */
-        const double tre = wsum[m].x * z[m].x + wsum[m].y * z[m].y;
-        const double tim = wsum[m].y * z[m].x - wsum[m].x * z[m].y;
+        const double tre = wsum[m].x * zo[m].x + wsum[m].y * zo[m].y;
+        const double tim = wsum[m].y * zo[m].x - wsum[m].x * zo[m].y;
         /* T[o+1] = e^{-iw} (T[o] - e^{-iwr} x_a + e^{iw(r+1)} x_b) */
         const double xre = tre - k.cos_r[m] * xa + k.cos_r1[m] * xb;
         const double xim = tim + k.sin_r[m] * xa + k.sin_r1[m] * xb;
@@ -816,8 +924,11 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
       const double l1 = xlu, h1 = xhu;
       const double sa = h1 + dl, sb = dh + l1;
 
+      /* Term 0 (w = 0): D[j+2] = D[j+1] + coeff (x_h - x_l). */
+      if (COS_DC)
+        Dx[0] = fma (k.coeff[0], h1 - l1, Dy[0]);
 #pragma unroll
-      for (int m = 0; m < NT; m++)
+      for (int m = COS_DC; m < NT; m++)
         Dx[m] = fma (k.two_cos[m], Dy[m],
                      fma (k.alpha[m], sa, fma (-k.beta[m], sb, -Dx[m])));
       dl = l1;
@@ -886,6 +997,7 @@ gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
   k.n_terms = plan->n_terms;
   k.radius = plan->radius;
   k.period = plan->period;
+  k.inv_period = 1.0 / plan->period;
   for (int m = 0; m < plan->n_terms; m++)
     {
       double w = plan->omega[m];
@@ -927,7 +1039,7 @@ cosines_launch_rs (const CudaGeom  &g,
   using RB = CosBlock<0, true>;
   const size_t smem
     = lines_slots (MODE) * sizeof (double2) * NT * RB::lanes * RB::nch
-      + (size_t) in.w * 4 * sizeof (float);
+      + (size_t) in.w * 4 * sizeof (float) + 16 /* mbarrier */;
   dim3 grid (out.h), block (RB::lanes, RB::nch);
 
   /* (Each block also holds 1 KB of the SM's shared memory.) */

@@ -197,9 +197,10 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
  * is no block-wide scan.  Then each lane picks for tile columns lane and
  * lane + 32 of its warp's 64, with the CPU's exact tie rule on double
  * sums.  Each box's variance (per set and first column) is computed once
- * for the two outputs that use it: below 16 warps in shared memory, read
- * after a second barrier (two phases); at 16 warps, where that barrier
- * cost more, in registers, passed on by shuffles.  The float channel sums
+ * for the two outputs that use it: in registers, passed on by shuffles
+ * (one phase: sm_90+, and 16 warps everywhere), or in shared memory, read
+ * after a second barrier (two phases: below 16 warps before sm_90, where
+ * that was faster without the split barrier).  The float channel sums
  * (sliding over at most seg_h rows, prefix over 64 columns) stayed within
  * 6e-6 of the double-sliding kernel before on a 4K image at r = 1 (less at
  * larger r). */
@@ -255,6 +256,85 @@ __device__ __forceinline__ T
 kuwa_box1 (const T *p, int lo, int hi)
 {
   return p[hi] - ((lo & 63) ? p[lo - 1] : (T) 0);
+}
+
+/* N values of one column from a layout of N per column (16 or 8 bytes:
+ * one vector load). */
+template <typename T, int N>
+__device__ __forceinline__ void
+kuwa_ldv (const T *p, T *v)
+{
+  if constexpr (sizeof (T) == 8 && N == 2)
+    {
+      double2 d = *(const double2 *) p;
+
+      v[0] = d.x;
+      v[1] = d.y;
+    }
+  else if constexpr (sizeof (T) == 4 && N == 4)
+    {
+      float4 f = *(const float4 *) p;
+
+      v[0] = f.x;
+      v[1] = f.y;
+      v[2] = f.z;
+      v[3] = f.w;
+    }
+  else if constexpr (sizeof (T) == 4 && N == 2)
+    {
+      float2 f = *(const float2 *) p;
+
+      v[0] = f.x;
+      v[1] = f.y;
+    }
+  else
+#pragma unroll
+    for (int c = 0; c < N; c++)
+      v[c] = p[c];
+}
+
+/* kuwa_ldv's store. */
+template <typename T, int N>
+__device__ __forceinline__ void
+kuwa_stv (T *p, const T *v)
+{
+  if constexpr (sizeof (T) == 8 && N == 2)
+    *(double2 *) p = make_double2 (v[0], v[1]);
+  else if constexpr (sizeof (T) == 4 && N == 4)
+    *(float4 *) p = make_float4 (v[0], v[1], v[2], v[3]);
+  else if constexpr (sizeof (T) == 4 && N == 2)
+    *(float2 *) p = make_float2 (v[0], v[1]);
+  else
+#pragma unroll
+    for (int c = 0; c < N; c++)
+      p[c] = v[c];
+}
+
+/* kuwa_box (G: spanning two segments maybe) or kuwa_box1 (! G) of N sums
+ * stored together per column: s[c] = the box sum of value c, the same
+ * arithmetic per value. */
+template <bool G, typename T, int N>
+__device__ __forceinline__ void
+kuwa_boxv (const T *p, int lo, int hi, T *s)
+{
+  T h[N], e[N], f[N];
+
+  kuwa_ldv<T, N> (p + hi * N, h);
+  if (G && (lo >> 6) != (hi >> 6))
+    kuwa_ldv<T, N> (p + (lo | 63) * N, e);
+  else
+#pragma unroll
+    for (int c = 0; c < N; c++)
+      e[c] = 0;
+  if (lo & 63)
+    kuwa_ldv<T, N> (p + (lo - 1) * N, f);
+  else
+#pragma unroll
+    for (int c = 0; c < N; c++)
+      f[c] = 0;
+#pragma unroll
+  for (int c = 0; c < N; c++)
+    s[c] = G ? h[c] + (e[c] - f[c]) : h[c] - f[c];
 }
 
 /* Quadrant qd of (variance var, E[V^2] ev2) against the best so far, with
@@ -405,10 +485,10 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
         s[0].c[j][c] = s[1].c[j][c] = 0.0f;
     }
   /* Start: A = rows y - r .. y, B = rows y .. y + r, y = first row.  With
-   * one phase (16-warp blocks, one per SM) from KUWA_BATCH_R on, 8 rows'
-   * loads at a time: the start's loads wait on DRAM with nothing else on
-   * the SM (4K r >= 22: 3-5% faster).  Not in the two-phase kernels: there
-   * the branch alone made the main loop's code 15% slower (H100). */
+   * one phase from KUWA_BATCH_R on, 8 rows' loads at a time: the start's
+   * loads wait on DRAM with nothing else to do (16-warp blocks, one per SM,
+   * 4K r >= 22: 3-5% faster).  Not in the two-phase kernels: there the
+   * branch alone made the main loop's code 15% slower (H100). */
   {
     const int y = out.y0 + y_first;
     auto      add = [&] (int d, float (*p)[C]) {
@@ -477,11 +557,11 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
       }
   };
 
-  /* One phase (16-warp blocks, one per SM) on sm_90+: the row's barrier is
-   * split.  Each thread arrives on an mbarrier after its prefix stores,
-   * slides its sums to the next row and issues that row's loads, and only
-   * then waits: with no other block on the SM, the warps waited for the
-   * slowest with nothing to do (4K r = 17..30: 4-5% faster, H100).  Every
+  /* One phase on sm_90+: the row's barrier is split.  Each thread arrives
+   * on an mbarrier after its prefix stores, slides its sums to the next row
+   * and issues that row's loads, and only then waits: the warps waited for
+   * the slowest with nothing to do (16-warp blocks, one per SM, 4K r =
+   * 17..30: 4-5% faster; 8-warp blocks 3-10%, round 14; H100).  Every
    * thread arrives (not one per warp), so that compute-sanitizer's
    * racecheck sees each thread's stores ordered before the others' loads. */
   constexpr bool SPL = KUWA_SPLIT && ! TP;
@@ -551,25 +631,69 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
           {
             const int slot = buf * 2 + (set ^ (int) up);
 
-#pragma unroll
-            for (int kk = 0; kk < 2; kk++)
+            if constexpr (! TP)
               {
-                double hi
-                  = kuwa_scan (cur[set].v[0][kk] + cur[set].v[1][kk], lane);
+                /* One phase: (V, V^2) together per column, and the
+                 * channels (but RGB's): the pick reads each box's sums
+                 * with one vector load per end, 20 loads per lane and row
+                 * instead of 52 (16 warps: 11% fewer instructions, 1-3%
+                 * faster, H100, round 14), though each lane's two 16-byte
+                 * stores, 32 bytes apart, now conflict 2-way: lanes 4..7 of
+                 * each 8 storing their other column first compiled to
+                 * twice as many (predicated) stores, or, through inline
+                 * PTX, to 7% more instructions (selects); both ran slower
+                 * at 16 warps. */
+                double a[2], b[2];
+                float  ac[C], bc[C];
 
-                *(double2 *) (pv
-                              + ((TP ? set ^ (int) up : slot) * 2 + kk) * tw_all
-                              + c0)
-                  = make_double2 (hi - cur[set].v[1][kk], hi);
+#pragma unroll
+                for (int kk = 0; kk < 2; kk++)
+                  {
+                    b[kk]
+                      = kuwa_scan (cur[set].v[0][kk] + cur[set].v[1][kk], lane);
+                    a[kk] = b[kk] - cur[set].v[1][kk];
+                  }
+                kuwa_stv<double, 2> (pv + 2 * (slot * tw_all + c0), a);
+                kuwa_stv<double, 2> (pv + 2 * (slot * tw_all + c0 + 1), b);
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                  {
+                    bc[c]
+                      = kuwa_scan (cur[set].c[0][c] + cur[set].c[1][c], lane);
+                    ac[c] = bc[c] - cur[set].c[1][c];
+                  }
+                if constexpr (C != 3)
+                  {
+                    kuwa_stv<float, C> (pc + C * (slot * tw_all + c0), ac);
+                    kuwa_stv<float, C> (pc + C * (slot * tw_all + c0 + 1), bc);
+                  }
+                else
+#pragma unroll
+                  for (int c = 0; c < C; c++)
+                    *(float2 *) (pc + (slot * C + c) * tw_all + c0)
+                      = make_float2 (ac[c], bc[c]);
               }
-#pragma unroll
-            for (int c = 0; c < C; c++)
+            else
               {
-                float hi
-                  = kuwa_scan (cur[set].c[0][c] + cur[set].c[1][c], lane);
+#pragma unroll
+                for (int kk = 0; kk < 2; kk++)
+                  {
+                    double hi
+                      = kuwa_scan (cur[set].v[0][kk] + cur[set].v[1][kk], lane);
 
-                *(float2 *) (pc + (slot * C + c) * tw_all + c0)
-                  = make_float2 (hi - cur[set].c[1][c], hi);
+                    *(double2 *) (pv + ((set ^ (int) up) * 2 + kk) * tw_all
+                                  + c0)
+                      = make_double2 (hi - cur[set].v[1][kk], hi);
+                  }
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                  {
+                    float hi
+                      = kuwa_scan (cur[set].c[0][c] + cur[set].c[1][c], lane);
+
+                    *(float2 *) (pc + (slot * C + c) * tw_all + c0)
+                      = make_float2 (hi - cur[set].c[1][c], hi);
+                  }
               }
           }
       }
@@ -664,20 +788,16 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                     const int l
                       = g ? min (2 * w0 + 32 * g + lane, tw_all - 1 - r)
                           : 2 * w0 + lane;
-                    double s1, s2, mean;
+                    double mean;
+
+                    double sv[2];
 
                     if (g == 1)
-                      {
-                        s1 = kuwa_box (p, l, l + r);
-                        s2 = kuwa_box (p + tw_all, l, l + r);
-                      }
+                      kuwa_boxv<true, double, 2> (p, l, l + r, sv);
                     else
-                      {
-                        s1 = kuwa_box1 (p, l, l + r);
-                        s2 = kuwa_box1 (p + tw_all, l, l + r);
-                      }
-                    mean = s1 * inv_n;
-                    ev2[g] = s2 * inv_n;
+                      kuwa_boxv<false, double, 2> (p, l, l + r, sv);
+                    mean = sv[0] * inv_n;
+                    ev2[g] = sv[1] * inv_n;
                     var[g] = ev2[g] - mean * mean;
                   }
 
@@ -737,9 +857,17 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
             const float *p = pc + (buf * 2 + set) * C * tw_all;
             float        o[C];
 
+            if constexpr (! TP && C != 3)
+              {
+                kuwa_boxv<true, float, C> (p, l, l + r, o);
 #pragma unroll
-            for (int c = 0; c < C; c++)
-              o[c] = kuwa_box (p + c * tw_all, l, l + r) * inv_nf;
+                for (int c = 0; c < C; c++)
+                  o[c] *= inv_nf;
+              }
+            else
+#pragma unroll
+              for (int c = 0; c < C; c++)
+                o[c] = kuwa_box (p + c * tw_all, l, l + r) * inv_nf;
             kuwa_store_pixel<C> (out.p + (ptrdiff_t) yy * out.pitch
                                    + (ptrdiff_t) (ox + t) * C,
                                  o, vec);
@@ -778,9 +906,13 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
  * 16) faster, none at 2 warps, and 16-warp blocks on sm_90+ 11% faster
  * (the split barrier 5%; round 13, the one-phase pick with each box's
  * variance once, 7-10% more): at 4K this picks 16 warps aligned from
- * r = 9 on (within 0.1% of the faster of it and the smaller blocks at
- * r = 9..16, H100; any rating from 24 to 33 units off picks the same), at
- * 1080p the same sizes as before. */
+ * r = 9 on.  Round 14 (H100): on sm_90+ every size runs one phase (see
+ * kuwa_fused_for), and 8-warp blocks are rated 7 units faster: at 4K this
+ * picks 2 warps at r <= 4, 4 aligned at r = 5..8, 8 aligned at r = 9..16
+ * (one phase: 2-3% faster than 16 warps there) and 16 aligned from r = 17
+ * on, at 1080p the same sizes as before; any rating from 5 to 9 units off
+ * picks the same; every pick was within 4.5% of the fastest measured
+ * configuration but at 1080p r = 21 and 25 (2 warps, 13% and 9%). */
 static double
 kuwa_plan (int  w,
            int  h,
@@ -809,8 +941,8 @@ kuwa_plan (int  w,
     }
   *seg_h = sh;
   nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
-  if (nw == KUWA_NT / 32 && gpufx_cuda_limits.cc_major >= 9)
-    rate -= 28; /* the split barrier (KUWA_SPLIT) and the one-phase pick */
+  if (gpufx_cuda_limits.cc_major >= 9) /* one phase, the split barrier */
+    rate -= nw == KUWA_NT / 32 ? 28 : nw == 8 ? 7 : 0;
   if (al && nw >= 4)
     rate *= nw == 4 ? 0.98 : 0.97;
   return (double) ((nb + sms - 1) / sms) * 64 * nw
@@ -820,39 +952,54 @@ kuwa_plan (int  w,
 /* The block sizes kuwa_launch weighs, in warps. */
 static const int kuwa_sizes[] = { KUWA_NT / 32, 8, 4, 2 };
 
-/* GPUFX_CUDA_KUWA_BLOCK, e.g. "16a" or "2u" (warps, then aligned or
- * unaligned tiles): a testing aid, read per job, so that the gpu tests'
- * small images run the block sizes and tilings that kuwa_plan picks only
- * for large ones.  Returns that configuration's index in kuwa_launch's
- * loop, or -1 (unset or not understood: kuwa_plan chooses). */
+/* GPUFX_CUDA_KUWA_BLOCK, e.g. "16a", "2u" or "8at" (warps, aligned or
+ * unaligned tiles, and t: two phases): a testing aid, read per job, so that
+ * the gpu tests' small images run the block sizes and tilings that
+ * kuwa_plan picks only for large ones, and the two-phase kernels, which
+ * sm_90+ never picks.  Returns that configuration's index in kuwa_launch's
+ * loop, or -1 (unset or not understood: kuwa_plan chooses); *tp: two
+ * phases asked for. */
 static int
-kuwa_forced (void)
+kuwa_forced (bool *tp)
 {
   const char *v = getenv ("GPUFX_CUDA_KUWA_BLOCK");
   char       *end;
   long        nw;
 
+  *tp = false;
   if (! v || ! *v)
     return -1;
   nw = strtol (v, &end, 10);
   for (int s = 0; s < 4; s++)
-    if (nw == kuwa_sizes[s] && (*end == 'a' || *end == 'u') && ! end[1])
-      return 2 * s + (*end == 'a');
+    if (nw == kuwa_sizes[s] && (*end == 'a' || *end == 'u')
+        && (! end[1] || (end[1] == 't' && ! end[2])))
+      {
+        *tp = end[1] == 't';
+        return 2 * s + (*end == 'a');
+      }
   return -1;
 }
 
-/* The fused kernel for blocks of nw warps: two phases below 16 warps (4K,
- * r = 1..20: 3-6% faster), one at 16, where the second barrier cost 1%
- * (and the variances in registers, round 13: 7-12% faster than each
- * output's four boxes). */
+/* Two phases for blocks of nw warps?  One phase at 16 warps, where the
+ * second barrier cost 1% (and the variances in registers, round 13: 7-12%
+ * faster than each output's four boxes), and on sm_90+ at every size (with
+ * the split barrier and, round 14, the sums read with vector loads: at 2,
+ * 4 and 8 warps up to 8-12% faster than two phases at 4K and 12-19% at
+ * 1080p, at worst 1.4% slower; H100).  Below 16 warps before sm_90, two
+ * phases (round 7, H100 without the split: 3-6% faster at 4K r = 1..20;
+ * not measured since). */
+static bool
+kuwa_two_phase (int nw)
+{
+  return nw < KUWA_NT / 32 && gpufx_cuda_limits.cc_major < 9;
+}
+
 typedef void (*KuwaFused) (CudaGeom, CudaPlane, CudaPlane, int, int, int, int);
 
 template <int C>
 static KuwaFused
-kuwa_fused_for (int nw, bool al)
+kuwa_fused_for (bool tp, bool al)
 {
-  const bool tp = nw < KUWA_NT / 32;
-
   if constexpr (C == 4)
     if (al)
       return tp ? kuwa_fused<C, true, true> : kuwa_fused<C, false, true>;
@@ -878,7 +1025,7 @@ kuwa_launch (const CudaGeom  &g,
       static std::atomic<size_t> allowed; /* dynamic shared memory set */
       int         nw_max = KUWA_NT / 32, nw = 0, nbx = 0, seg_h = 0;
       int         tw = 0, dx = 0, line_dx = -1;
-      bool        al = false;
+      bool        al = false, tp = false, took_forced = false;
       double      best = 0;
       cudaError_t err;
 
@@ -903,16 +1050,15 @@ kuwa_launch (const CudaGeom  &g,
       if (kuwa_fused_smem (32 * nw_max, C) > allowed.load ())
         {
           for (int i = 0; i < 4; i++)
-            if ((err = gpufx_cuda_allow_smem (
-                   kuwa_fused_for<C> (i & 1 ? KUWA_NT / 32 : 2, i & 2),
-                   kuwa_fused_smem (32 * nw_max, C)))
+            if ((err = gpufx_cuda_allow_smem (kuwa_fused_for<C> (i & 1, i & 2),
+                                              kuwa_fused_smem (32 * nw_max, C)))
                 != cudaSuccess)
               return err;
           allowed.store (kuwa_fused_smem (32 * nw_max, C));
         }
       /* A forced configuration the image cannot take (aligned tiles of an
        * input off the lines) leaves nw at 0: then the plan chooses. */
-      for (int pass = 0, forced = kuwa_forced (); nw == 0 && pass < 2;
+      for (int pass = 0, forced = kuwa_forced (&tp); nw == 0 && pass < 2;
            pass++, forced = -1)
         for (int i = 0; i < 8; i++)
           {
@@ -931,8 +1077,8 @@ kuwa_launch (const CudaGeom  &g,
               }
             if (per_sm == 0
                 && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
-                     &per_sm, kuwa_fused_for<C> (k, false), 32 * k,
-                     kuwa_fused_smem (32 * k, C))
+                     &per_sm, kuwa_fused_for<C> (kuwa_two_phase (k), false),
+                     32 * k, kuwa_fused_smem (32 * k, C))
                      == cudaSuccess
                 && per_sm > 0)
               per_sm_of[k].store (per_sm);
@@ -945,14 +1091,16 @@ kuwa_launch (const CudaGeom  &g,
                 tw = w;
                 dx = d;
                 al = i & 1;
+                took_forced = forced >= 0;
                 best = cost;
               }
           }
-      dim3   grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
-      size_t smem = kuwa_fused_smem (32 * nw, C);
+      dim3      grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
+      size_t    smem = kuwa_fused_smem (32 * nw, C);
+      KuwaFused kern
+        = kuwa_fused_for<C> ((tp && took_forced) || kuwa_two_phase (nw), al);
 
-      kuwa_fused_for<C> (nw, al)<<<grid, 32 * nw, smem, stream>>> (
-        g, in, out, r, seg_h, tw, dx);
+      kern<<<grid, 32 * nw, smem, stream>>> (g, in, out, r, seg_h, tw, dx);
       return cudaGetLastError ();
     }
 

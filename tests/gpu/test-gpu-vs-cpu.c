@@ -17,7 +17,8 @@
  * GPUs need run here too; the whole-image case sets GPUFX_CUDA_BAND_ROWS
  * and GPUFX_CUDA_MEM_LIMIT (two more) for many bands and for no room, the
  * Kuwahara blocks case GPUFX_CUDA_KUWA_BLOCK for the block sizes and tilings
- * that only large images take.
+ * that only large images take, and for the two-phase kernels that only GPUs
+ * before sm_90 take.
  */
 #include "gpufx.h"
 
@@ -349,27 +350,28 @@ test_kuwahara (void)
 }
 
 /* The block sizes and tilings that kuwa_plan takes only for large images
- * (16-warp blocks from r = 17 at 4K, tiles aligned to 128-byte lines for
- * RGBA rows that start on one), forced on a 1024-wide image
- * (GPUFX_CUDA_KUWA_BLOCK, a testing aid): the whole image (tiles shifted
- * by 8 - r % 8 pixels) and a region from column 5 (shifted otherwise). */
+ * (8 and 16-warp blocks, tiles aligned to 128-byte lines for RGBA rows
+ * that start on one), and the two-phase kernels ("t"), which plans take
+ * only before sm_90, forced on a 1024-wide image (GPUFX_CUDA_KUWA_BLOCK, a
+ * testing aid): the whole image (tiles shifted by 8 - r % 8 pixels) and a
+ * region from column 5 (shifted otherwise). */
 static void
 test_kuwahara_blocks (void)
 {
-  static const char *blocks[]
-    = { "16a", "16u", "8a", "8u", "4a", "4u", "2a", "2u" };
-  static const int radii[] = { 1, 10, 17, 30 };
-  const Shape      s = { 1024, quick ? 40 : 70, 4, 3 };
-  const GpufxRect  dr = { 5, 3, 1019, s.h - 9 };
-  GpufxFilter      f;
-  char             what[96];
+  static const char *blocks[] = { "16a", "16u", "8a", "8at",  "8u",  "4a",
+                                  "4u",  "2a",  "2u", "16at", "4ut", "2ut" };
+  static const int   radii[] = { 1, 10, 17, 30 };
+  const Shape        s = { 1024, quick ? 40 : 70, 4, 3 };
+  const GpufxRect    dr = { 5, 3, 1019, s.h - 9 };
+  GpufxFilter        f;
+  char               what[96];
 
   gpufx_filter_init (&f, GPUFX_FILTER_KUWAHARA);
   for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++)
     for (size_t r = 0; r < sizeof radii / sizeof radii[0]; r++)
       for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
         {
-          if (quick && (k > 2 || r % 3 || b % 3))
+          if (quick && (k > 3 || r % 3 || b % 3))
             continue;
           setenv ("GPUFX_CUDA_KUWA_BLOCK", blocks[k], 1);
           f.border = (GpufxBorder) b;
