@@ -338,16 +338,6 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
           " [%2], [%3], %1, [%0];" ::"r"(bar),
           "r"(16 * ni), "r"((unsigned) __cvta_generic_to_shared (row)), "l"(src)
           : "memory");
-      if (HOIST)
-        {
-          cs_n = lines_cs ((long long) pw + N - 1, L, k.inv_period);
-          cs_o = lines_cs (o0 + j0, L, k.inv_period);
-        }
-      asm volatile("{\n\t.reg .pred p;\n\t"
-                   "WAIT_%=:\n\t"
-                   "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
-                   "@!p bra WAIT_%=;\n\t}" ::"r"(bar)
-                   : "memory");
 #else
       for (int q = t * LANES + lane; q < ni; q += LANES * NCH)
         {
@@ -361,11 +351,20 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
           *(float4 *) (row + 4 * q) = __ldg ((const float4 *) (src + 4 * q));
 #endif
         }
+#endif
+      /* Between issuing the copy and waiting for it. */
       if (HOIST)
         {
           cs_n = lines_cs ((long long) pw + N - 1, L, k.inv_period);
           cs_o = lines_cs (o0 + j0, L, k.inv_period);
         }
+#if __CUDA_ARCH__ >= 900 && COS_BULK
+      asm volatile("{\n\t.reg .pred p;\n\t"
+                   "WAIT_%=:\n\t"
+                   "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n\t"
+                   "@!p bra WAIT_%=;\n\t}" ::"r"(bar)
+                   : "memory");
+#else
 #if __CUDA_ARCH__ >= 800
       asm volatile("cp.async.wait_all;" ::: "memory");
 #endif

@@ -788,9 +788,7 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                     const int l
                       = g ? min (2 * w0 + 32 * g + lane, tw_all - 1 - r)
                           : 2 * w0 + lane;
-                    double mean;
-
-                    double sv[2];
+                    double mean, sv[2];
 
                     if (g == 1)
                       kuwa_boxv<true, double, 2> (p, l, l + r, sv);
