@@ -41,6 +41,28 @@ kuwa_value (const float *v, int alpha)
   return n ? m : v[0]; /* alpha only: V is alpha, as on the CPU */
 }
 
+/* The alpha index that the fused kernels with VA compile in: RGBA, RGB,
+ * gray + alpha (one channel: V is that channel whatever alpha is).  With
+ * g.alpha read at run time, kuwa_value compiled to a chain of compares,
+ * branches and copies per value (~15 instructions instead of 2 FMNMX, 8
+ * values per lane and row of the main loop): VA took 3.5-7.4% off the 4K
+ * times (H100, round 17).  Other alpha positions run kernels without VA. */
+template <int C>
+__host__ __device__ constexpr int
+kuwa_usual_alpha ()
+{
+  return C == 4 ? 3 : C == 3 ? -1 : C == 2 ? 1 : 0;
+}
+
+/* Can the VA kernels take alpha a?  Four channels without alpha have the
+ * same V as RGBA (the first three). */
+template <int C>
+static bool
+kuwa_alpha_usual (int a)
+{
+  return C == 1 || a == kuwa_usual_alpha<C> () || (C == 4 && a < 0);
+}
+
 /* H(x, y) = sum_{i=0..r} q(x + i, y) for x in [hx0, hx0 + hw), rows
  * [hy0, hy0 + hh).  One thread per row segment. */
 template <int C>
@@ -387,7 +409,10 @@ kuwa_slide (KuwaSums<C> &s, int j, const float *p, const float *u, int alpha)
     s.c[j][c] += p[c] - u[c];
 }
 
-/* Inclusive prefix over the warp of x; returns it. */
+/* Inclusive prefix over the warp of x; returns it.  For a double each
+ * step compiles to a DADD and two FSEL; a predicated add.f64 or fma.rn.f64
+ * in inline PTX under the shuffle's own predicate compiled the same
+ * (ptxas 13.0, round 17). */
 template <typename T>
 __device__ __forceinline__ T
 kuwa_scan (T x, int lane)
@@ -429,8 +454,8 @@ kuwa_fused_smem (int nt, int channels)
 }
 
 /* AL: aligned tiles, tw and dx given (RGBA only); else tw = TW - 2r, dx = 0
- * (the arguments unused). */
-template <int C, bool TP, bool AL>
+ * (the arguments unused).  VA: g.alpha is kuwa_usual_alpha's (see there). */
+template <int C, bool TP, bool AL, bool VA>
 __global__ void
 __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                                            CudaPlane in,
@@ -460,6 +485,7 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
   const int    need_y1 = out.y0 + out.h - 1 + r;
   const double inv_n = 1.0 / ((double) (r + 1) * (r + 1));
   const float  inv_nf = (float) inv_n;
+  const int    alpha = VA ? kuwa_usual_alpha<C> () : g.alpha;
   const bool   vec
     = ((uintptr_t) out.p & (sizeof (float) * C - 1)) == 0 && out.pitch % C == 0;
   /* [buffer][set][V, V^2][column] then [buffer][set][channel][column].
@@ -496,9 +522,9 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
       for (int j = 0; j < 2; j++)
         {
           if (up ? d >= 0 : d <= 0)
-            kuwa_add<C> (s[0], j, p[j], g.alpha);
+            kuwa_add<C> (s[0], j, p[j], alpha);
           if (up ? d <= 0 : d >= 0)
-            kuwa_add<C> (s[1], j, p[j], g.alpha);
+            kuwa_add<C> (s[1], j, p[j], alpha);
         }
     };
 
@@ -542,8 +568,41 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
    * leading set B (A) adds y + r (y - r) and drops y - 1 (y + 1), the row
    * before's y (pr). */
   float nx[3][2][C], pr[2][C];
-  auto  fetch = [&] (int k) {
-    const int    y = out.y0 + y_first + dir * k;
+  /* Where the three rows lie in the image (and, going down, y + r within
+   * the rows needed) and the warp's columns too, plain loads from column
+   * pointers: the border mapping of three rows per step, with its wrap /
+   * mirror divisions inlined, and the zero fill of each load were ~90 of
+   * the main loop's instructions per lane and row (with VA: 4K 0.6-2.9%
+   * faster, H100, round 17).  Not without VA: there the pointers' registers
+   * made the kernel for 3 channels with alpha spill.  Tried and dropped (H100,
+   * round 17): the border-mapped path out of line, so that no register copies
+   * surround it (4K +1..31%: the loads' latency showed), that and the row
+   * before's y (pr) loaded again instead of copied (+2..48%), the same plain
+   * loads in the start (4K -0.4..+2.4%, 1080p -4.7..+2.3%). */
+  const bool      cols_in = __all_sync (0xffffffffu, xi[0] >= 0 && xi[1] >= 0);
+  const float    *col[2] = { in.p + (ptrdiff_t) (max (xi[0], 0) - in.x0) * C,
+                             in.p + (ptrdiff_t) (max (xi[1], 0) - in.x0) * C };
+  const ptrdiff_t d1 = -(ptrdiff_t) dir * (r + 1) * in.pitch;
+  const ptrdiff_t d2 = (ptrdiff_t) dir * r * in.pitch;
+  auto            fetch = [&] (int k) {
+    const int y = out.y0 + y_first + dir * k;
+    const int lo = up ? y - r : y - r - 1, hi = up ? y + r + 1 : y + r;
+
+    if (VA && cols_in && lo >= 0 && hi < g.image_h && (up || hi <= need_y1))
+      {
+        const ptrdiff_t o0 = (ptrdiff_t) (y - in.y0) * in.pitch;
+        const ptrdiff_t o1 = o0 + d1, o2 = o0 + d2;
+
+#pragma unroll
+        for (int j = 0; j < 2; j++)
+          {
+            gpufx_cuda_ldg_pixel<C> (col[j] + o0, nx[0][j]);
+            gpufx_cuda_ldg_pixel<C> (col[j] + o1, nx[1][j]);
+            gpufx_cuda_ldg_pixel<C> (col[j] + o2, nx[2][j]);
+          }
+        return;
+      }
+
     const float *r0 = kuwa_row (g, in, y);
     const float *r1 = kuwa_row (g, in, y - dir * (r + 1));
     const float *r2 = kuwa_row (g, in, up ? y - r : min (y + r, need_y1));
@@ -570,8 +629,8 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
 #pragma unroll
     for (int j = 0; j < 2; j++)
       {
-        kuwa_slide<C> (t[0], j, nx[0][j], nx[1][j], g.alpha);
-        kuwa_slide<C> (t[1], j, nx[2][j], pr[j], g.alpha);
+        kuwa_slide<C> (t[0], j, nx[0][j], nx[1][j], alpha);
+        kuwa_slide<C> (t[1], j, nx[2][j], pr[j], alpha);
 #pragma unroll
         for (int c = 0; c < C; c++)
           pr[j][c] = nx[0][j][c];
@@ -994,14 +1053,28 @@ kuwa_two_phase (int nw)
 
 typedef void (*KuwaFused) (CudaGeom, CudaPlane, CudaPlane, int, int, int, int);
 
-template <int C>
+/* The kernel for two phases (tp) or not, aligned tiles (al) or not, V
+ * compiled for kuwa_usual_alpha (VA) or read from g.alpha (one channel:
+ * always the first, the same V). */
+template <int C, bool VA>
 static KuwaFused
 kuwa_fused_for (bool tp, bool al)
 {
+  constexpr bool V = VA || C == 1;
+
   if constexpr (C == 4)
     if (al)
-      return tp ? kuwa_fused<C, true, true> : kuwa_fused<C, false, true>;
-  return tp ? kuwa_fused<C, true, false> : kuwa_fused<C, false, false>;
+      return tp ? kuwa_fused<C, true, true, V> : kuwa_fused<C, false, true, V>;
+  return tp ? kuwa_fused<C, true, false, V> : kuwa_fused<C, false, false, V>;
+}
+
+/* kuwa_fused_for with VA where alpha a allows it. */
+template <int C>
+static KuwaFused
+kuwa_fused_for (bool tp, bool al, int a)
+{
+  return kuwa_alpha_usual<C> (a) ? kuwa_fused_for<C, true> (tp, al)
+                                 : kuwa_fused_for<C, false> (tp, al);
 }
 
 template <int C>
@@ -1047,9 +1120,11 @@ kuwa_launch (const CudaGeom  &g,
         nw_max--;
       if (kuwa_fused_smem (32 * nw_max, C) > allowed.load ())
         {
-          for (int i = 0; i < 4; i++)
-            if ((err = gpufx_cuda_allow_smem (kuwa_fused_for<C> (i & 1, i & 2),
-                                              kuwa_fused_smem (32 * nw_max, C)))
+          for (int i = 0; i < 8; i++)
+            if ((err = gpufx_cuda_allow_smem (
+                   i & 4 ? kuwa_fused_for<C, true> (i & 1, i & 2)
+                         : kuwa_fused_for<C, false> (i & 1, i & 2),
+                   kuwa_fused_smem (32 * nw_max, C)))
                 != cudaSuccess)
               return err;
           allowed.store (kuwa_fused_smem (32 * nw_max, C));
@@ -1075,7 +1150,8 @@ kuwa_launch (const CudaGeom  &g,
               }
             if (per_sm == 0
                 && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
-                     &per_sm, kuwa_fused_for<C> (kuwa_two_phase (k), false),
+                     &per_sm,
+                     kuwa_fused_for<C> (kuwa_two_phase (k), false, g.alpha),
                      32 * k, kuwa_fused_smem (32 * k, C))
                      == cudaSuccess
                 && per_sm > 0)
@@ -1095,8 +1171,8 @@ kuwa_launch (const CudaGeom  &g,
           }
       dim3      grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
       size_t    smem = kuwa_fused_smem (32 * nw, C);
-      KuwaFused kern
-        = kuwa_fused_for<C> ((tp && took_forced) || kuwa_two_phase (nw), al);
+      KuwaFused kern = kuwa_fused_for<C> (
+        (tp && took_forced) || kuwa_two_phase (nw), al, g.alpha);
 
       kern<<<grid, 32 * nw, smem, stream>>> (g, in, out, r, seg_h, tw, dx);
       return cudaGetLastError ();
