@@ -1036,6 +1036,16 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   using Gen = LinesInt<COS_GEN>;
   using Load = LinesInt<COS_LOAD>;
   using Const = LinesInt<COS_CONST>;
+  /* The values of the streams that read only outside the image (lo_out,
+   * hi_out) from output jb on: under clamp the line's first and last
+   * samples, read only where outputs from jb need samples (the plane holds
+   * the edge then); under zero, or where unused, 0. */
+  auto edges = [&] (bool lo_out, bool hi_out, int jb, float &cl, float &ch) {
+    const bool need = g.border == GPUFX_BORDER_CLAMP && jb + 2 < o_end;
+
+    cl = lo_out && need ? ld (base) : 0.0f;
+    ch = hi_out && need ? ld (base + (ptrdiff_t) (n - 1) * step) : 0.0f;
+  };
 
   if (SEG)
     {
@@ -1044,10 +1054,9 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
        * >= jh (at n and above), so the chunk's outputs split into at
        * most three runs, each taking plain loads or one value per
        * stream. */
-      const int  ja = r - 1 - o0, jh = n - r - 2 - o0;
-      const int  s1 = min (max (min (ja, jh), j0), o_end);
-      const int  s2 = min (max (max (ja, jh), j0), o_end);
-      const bool clampb = g.border == GPUFX_BORDER_CLAMP;
+      const int ja = r - 1 - o0, jh = n - r - 2 - o0;
+      const int s1 = min (max (min (ja, jh), j0), o_end);
+      const int s2 = min (max (max (ja, jh), j0), o_end);
 
 #pragma unroll 1
       for (int i = 0; i < 3; i++)
@@ -1059,12 +1068,9 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
             continue;
 
           const bool lo_in = jb >= ja, hi_in = jb < jh;
-          /* The edge values, read only where the run needs samples (the
-           * plane holds the edge then). */
-          const bool  need = clampb && jb + 2 < o_end;
-          const float cl = ! lo_in && need ? ld (base) : 0.0f;
-          const float ch
-            = ! hi_in && need ? ld (base + (ptrdiff_t) (n - 1) * step) : 0.0f;
+          float      cl, ch;
+
+          edges (! lo_in, ! hi_in, jb, cl, ch);
 
           if (lo_in && hi_in)
             outputs (Load (), Load (), jb, je, cl, ch);
@@ -1097,9 +1103,9 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
     outputs (Load (), Load (), j0, o_end, 0.0f, 0.0f);
   else if (const_both)
     {
-      const bool  need = g.border == GPUFX_BORDER_CLAMP && j0 + 2 < o_end;
-      const float cl = need ? ld (base) : 0.0f;
-      const float ch = need ? ld (base + (ptrdiff_t) (n - 1) * step) : 0.0f;
+      float cl, ch;
+
+      edges (true, true, j0, cl, ch);
 
       outputs (Const (), Const (), j0, o_end, cl, ch);
     }

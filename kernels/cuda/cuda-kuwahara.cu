@@ -20,6 +20,8 @@
 #include <atomic>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <type_traits>
 
 #define KUWA_SEG 128
 
@@ -58,7 +60,7 @@ kuwa_usual_alpha ()
  * same V as RGBA (the first three). */
 template <int C>
 static bool
-kuwa_alpha_usual (int a)
+kuwa_va_fits (int a)
 {
   return C == 1 || a == kuwa_usual_alpha<C> () || (C == 4 && a < 0);
 }
@@ -280,34 +282,38 @@ kuwa_box1 (const T *p, int lo, int hi)
   return p[hi] - ((lo & 63) ? p[lo - 1] : (T) 0);
 }
 
-/* N values of one column from a layout of N per column (16 or 8 bytes:
- * one vector load). */
+/* The CUDA vector type of N values of T that one load or store moves (16
+ * or 8 bytes), or void. */
+template <typename T, int N> struct KuwaVec
+{
+  typedef void type;
+};
+template <> struct KuwaVec<double, 2>
+{
+  typedef double2 type;
+};
+template <> struct KuwaVec<float, 4>
+{
+  typedef float4 type;
+};
+template <> struct KuwaVec<float, 2>
+{
+  typedef float2 type;
+};
+
+/* N values of one column from a layout of N per column: one vector load
+ * where KuwaVec has a type. */
 template <typename T, int N>
 __device__ __forceinline__ void
 kuwa_ldv (const T *p, T *v)
 {
-  if constexpr (sizeof (T) == 8 && N == 2)
-    {
-      double2 d = *(const double2 *) p;
+  typedef typename KuwaVec<T, N>::type Vec;
 
-      v[0] = d.x;
-      v[1] = d.y;
-    }
-  else if constexpr (sizeof (T) == 4 && N == 4)
+  if constexpr (! std::is_void<Vec>::value)
     {
-      float4 f = *(const float4 *) p;
+      const Vec d = *(const Vec *) p;
 
-      v[0] = f.x;
-      v[1] = f.y;
-      v[2] = f.z;
-      v[3] = f.w;
-    }
-  else if constexpr (sizeof (T) == 4 && N == 2)
-    {
-      float2 f = *(const float2 *) p;
-
-      v[0] = f.x;
-      v[1] = f.y;
+      memcpy (v, &d, sizeof d);
     }
   else
 #pragma unroll
@@ -320,12 +326,15 @@ template <typename T, int N>
 __device__ __forceinline__ void
 kuwa_stv (T *p, const T *v)
 {
-  if constexpr (sizeof (T) == 8 && N == 2)
-    *(double2 *) p = make_double2 (v[0], v[1]);
-  else if constexpr (sizeof (T) == 4 && N == 4)
-    *(float4 *) p = make_float4 (v[0], v[1], v[2], v[3]);
-  else if constexpr (sizeof (T) == 4 && N == 2)
-    *(float2 *) p = make_float2 (v[0], v[1]);
+  typedef typename KuwaVec<T, N>::type Vec;
+
+  if constexpr (! std::is_void<Vec>::value)
+    {
+      Vec d;
+
+      memcpy (&d, v, sizeof d);
+      *(Vec *) p = d;
+    }
   else
 #pragma unroll
     for (int c = 0; c < N; c++)
@@ -1073,8 +1082,8 @@ template <int C>
 static KuwaFused
 kuwa_fused_for (bool tp, bool al, int a)
 {
-  return kuwa_alpha_usual<C> (a) ? kuwa_fused_for<C, true> (tp, al)
-                                 : kuwa_fused_for<C, false> (tp, al);
+  return kuwa_va_fits<C> (a) ? kuwa_fused_for<C, true> (tp, al)
+                             : kuwa_fused_for<C, false> (tp, al);
 }
 
 template <int C>
