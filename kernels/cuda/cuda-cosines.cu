@@ -68,6 +68,17 @@ __constant__ LinesCosines lines_cos[2];
  * cost is P samples per line (the image for wrap, twice it for mirror),
  * whatever r.  No cancellation worth the name in double (magnitudes up to
  * the line length times 2r / P).
+ * Mirror where the plane holds the whole line and r is not short
+ * (MIRROR): the chunks cover the image alone, as FLAT.  The mirrored
+ * line is the image forwards, then backwards (positions n .. P-1 read
+ * x_{P-p}), so with I(q) the sum over image samples before q, its sum
+ * over [0, q) is I(q) for q <= n and I(n) + z_P conj (I(n-1) - I(P-q+1))
+ * up to P (x real, z_P = e^{iwP}), and repeats with period P as above;
+ * each window end needs I at one image point, which for the chunk starts
+ * lies at one of two fixed offsets within its chunk (see mir_seg0), where
+ * the chunks keep their Goertzel states.  So the cost is n samples per
+ * line whatever r, and phase 2 steps each stream's mirrored index, with
+ * plain loads between the folds.
  * The chunk totals are turned into running sums over the chunks after
  * phase 1, so that any run of chunks costs one difference (not NCH adds
  * per term at large r).  Positions outside the image are mapped without
@@ -235,6 +246,17 @@ template <int AXIS> struct CosShape
 #ifndef COS_CC
 #define COS_CC 1 /* FLAT by warps: a variant for both streams outside */
 #endif
+#ifndef COS_MIR
+#define COS_MIR 1 /* mirror: phase 1 over the image, as FLAT */
+#endif
+/* COS_MIRROR where the padded line is longer than n + n / COS_MIR_ROW
+ * (rows) or n + n / COS_MIR_COL (columns); PADDED below. */
+#ifndef COS_MIR_ROW
+#define COS_MIR_ROW 16
+#endif
+#ifndef COS_MIR_COL
+#define COS_MIR_COL 4
+#endif
 #ifndef COS_WALK1
 #define COS_WALK1 1 /* phase 1: one call site of walk (code size) */
 #endif
@@ -265,15 +287,25 @@ enum
 /* What the chunks of phase 1 walk (see above). */
 enum
 {
-  COS_PADDED,  /* the padded line (mirror, wrap; short r) */
-  COS_FLAT,    /* the image (clamp, zero)                 */
-  COS_PERIODIC /* one period (mirror, wrap; long r)       */
+  COS_PADDED,   /* the padded line (mirror, wrap; short r) */
+  COS_FLAT,     /* the image (clamp, zero)                 */
+  COS_PERIODIC, /* one period (mirror, wrap; long r)       */
+  COS_MIRROR    /* the image, mirror (whole lines)         */
 };
 
 __host__ __device__ constexpr int
 lines_slots (int mode)
 {
   return mode == COS_PADDED ? 2 : 3;
+}
+
+/* Shared memory before an RS row, in units of NT x LANES double2: the
+ * slots, and under COS_MIRROR a per-line constant (R; more would cost
+ * 4K columns a block per SM). */
+__host__ __device__ constexpr int
+lines_smem_units (int mode, int nch)
+{
+  return lines_slots (mode) * nch + (mode == COS_MIRROR);
 }
 
 /* The period of the padded line under mirror or wrap. */
@@ -295,6 +327,7 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
 {
   constexpr bool            FLAT = MODE == COS_FLAT;
   constexpr bool            PER = MODE == COS_PERIODIC;
+  constexpr bool            MIR = MODE == COS_MIRROR;
   constexpr int             LANES = CosBlock<AXIS, RS>::lanes;
   constexpr int             V = AXIS == 0 ? COS_ROW_V : COS_COL_V;
   constexpr int             U = AXIS == 0 ? COS_ROW_U : COS_COL_U;
@@ -319,11 +352,11 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   /* FLAT: the plane's samples [qa, qa + ni) of the axis. */
   const int qa = axis == 0 ? in.x0 : in.y0;
   const int ni = axis == 0 ? in.w : in.h;
-  const int per = PER ? lines_border_period (n, g.border) : 1;
+  const int per = PER || MIR ? lines_border_period (n, g.border) : 1;
   /* Phase 1 walks the samples [pbase, pbase + nw) of the (padded) line. */
-  const int pbase = FLAT ? qa : p0;
-  const int nw = FLAT ? ni : PER ? per : np;
-  const int S0 = FLAT
+  const int pbase = FLAT || MIR ? qa : p0;
+  const int nw = FLAT || MIR ? ni : PER ? per : np;
+  const int S0 = FLAT || MIR
                    ? max (max ((len + NCH - 1) / NCH, (ni + NCH - 1) / NCH), 1)
                  : PER ? (per + NCH - 1) / NCH
                        : (np + NCH) / NCH; /* NCH * S > np */
@@ -344,7 +377,8 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   if (RS)
     {
       /* The row after the slots: plane sample q at 4 q + c. */
-      float *row = (float *) (cos_smem + lines_slots (MODE) * NCH * NT * LANES);
+      float *row
+        = (float *) (cos_smem + lines_smem_units (MODE, NCH) * NT * LANES);
       const float *src = in.p + (ptrdiff_t) (line - in.y0) * in.pitch;
 
 #if __CUDA_ARCH__ >= 900 && COS_BULK
@@ -535,7 +569,7 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
     if (FLAT)
       for (; jj < f0; jj++)
         goertzel (at (pw + jj));
-    else
+    else if (! MIR) /* (MIR: all inside) */
       walk_mapped (pw + from, f0 - from);
     if (cnt >= U)
       {
@@ -568,6 +602,21 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
     if (FLAT)
       for (jj = f0 + done; jj < to; jj++)
         goertzel (at (pw + jj));
+    else if (MIR)
+      {
+        /* The last cnt - done (< U) samples, their loads at once. */
+        const float *q = base + (ptrdiff_t) (pw + f0 + done) * step;
+        const int    rest = cnt - done;
+        float        x[U];
+
+#pragma unroll
+        for (int u = 0; u < U; u++)
+          x[u] = u < rest ? ld1 (q + (ptrdiff_t) u * step) : 0.0f;
+#pragma unroll
+        for (int u = 0; u < U; u++)
+          if (u < rest)
+            goertzel (x[u]);
+      }
     else
       walk_mapped (pw + f0 + done, to - f0 - done);
   };
@@ -592,12 +641,33 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
                                        hre * z[m].y + him * z[m].x);
       }
   };
-  /* Slot s gets the Goertzel state as it is (FLAT). */
-  auto keep_raw = [&] (int s) {
+  /* Slot s of chunk u gets this chunk's Goertzel state as it is (FLAT,
+   * PERIODIC: u = t; MIRROR: the chunk whose window end lies here). */
+  auto keep_raw_at = [&] (int s, int u) {
 #pragma unroll
     for (int m = 0; m < NT; m++)
-      slot (s, t, m) = make_double2 (s1[m], s2[m]);
+      slot (s, u, m) = make_double2 (s1[m], s2[m]);
   };
+  auto keep_raw = [&] (int s) { keep_raw_at (s, t); };
+
+  /* MIRROR: the mirrored line has the period P = 2n - 2 and is made of
+   * segments, s = 2K the image forwards (positions [KP, KP + n - 1]),
+   * s = 2K + 1 backwards ([KP + n - 1, (K+1) P]); consecutive segments
+   * share their ends.  The window ends of the chunks' first outputs,
+   * q = Q0 + tS (Q0 = o0 - r low, o0 + r + 1 high), span less than n - 1,
+   * so they lie in the segment s0 that holds Q0 (half-open) or the next:
+   * each end takes two families (K, direction), and within a family the
+   * image point pt that the end needs moves by +-S per chunk, i.e. it
+   * lies at one offset within its chunk (see the window sums below). */
+  const int P2 = 2 * n - 2;
+  auto      mir_q0 = [&] (int e) -> int { return e ? o0 + r + 1 : o0 - r; };
+  auto      mir_seg0 = [&] (int q) -> int {
+    const int K = q >= 0 ? q / P2 : -((P2 - 1 - q) / P2);
+
+    return 2 * K + (q - K * P2 >= n - 1);
+  };
+  auto mir_end
+    = [&] (int s) -> int { return (s >> 1) * P2 + (s & 1 ? P2 : n - 1); };
 
   /* FLAT, PERIODIC: slots 0 and 1 the states at offsets bl <= bh, slot 2
    * the total; else slot 0 the total A, slot 1 the first b samples B. */
@@ -611,7 +681,70 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   const int bl = min (b1, b2), bh = max (b1, b2);
   const int a = (2 * r + 1) / S, b = (2 * r + 1) % S;
 
-  if (FLAT || PER)
+  if (MIR)
+    {
+      /* Family f (end f >> 1, segment s0 + (f & 1)): its offset b within
+       * the chunks and the output chunk tgt whose window end this chunk
+       * holds (-1: none); keys b * 4 + f, sorted, cut the walk. */
+      const int T = min (NCH, (len + S - 1) / S);
+      int       key[4], tgt[4];
+
+#pragma unroll
+      for (int f = 0; f < 4; f++)
+        {
+          const int  q0 = mir_q0 (f >> 1), s0 = mir_seg0 (q0);
+          const int  s = s0 + (f & 1), K = s >> 1;
+          const bool back = s & 1;
+          const int  x = back ? (K + 1) * P2 + 1 - q0 : q0 - K * P2;
+          const int  bf = (x % S + S) % S, cx = (x - bf) / S;
+          const int  tp = back ? cx - t : t - cx;
+          const bool ok
+            = tp >= 0 && tp < T && (q0 + tp * S <= mir_end (s0)) == (s == s0);
+
+          key[f] = min (bf, N) * 4 + f;
+          tgt[f] = ok ? tp : -1;
+        }
+      auto order = [&] (int i, int j) {
+        const int lo = min (key[i], key[j]), hi = max (key[i], key[j]);
+
+        key[i] = lo;
+        key[j] = hi;
+      };
+      order (0, 1);
+      order (2, 3);
+      order (0, 2);
+      order (1, 3);
+      order (1, 2);
+
+      int from = 0;
+
+#pragma unroll 1
+      for (int i = 0; i < 5; i++)
+        {
+          const int kk = i == 0   ? key[0]
+                         : i == 1 ? key[1]
+                         : i == 2 ? key[2]
+                                  : key[3];
+          const int to = i < 4 ? kk >> 2 : N;
+
+          walk (from, to);
+          from = to;
+          if (i < 4)
+            {
+              const int f = kk & 3;
+              const int tp = f == 0   ? tgt[0]
+                             : f == 1 ? tgt[1]
+                             : f == 2 ? tgt[2]
+                                      : tgt[3];
+
+              if (tp >= 0)
+                keep_raw_at (f >> 1, tp);
+            }
+        }
+      keep (2, N,
+            HOIST ? cs_n : lines_cs ((long long) pw + N - 1, L, k.inv_period));
+    }
+  else if (FLAT || PER)
     {
 #if COS_WALK1
       /* The segments [0, bl), [bl, bh), [bh, N), each but the last kept
@@ -677,6 +810,22 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
                 acc.y += x[i].y;
                 v[(u0 + i) * NT * LANES] = acc;
               }
+        }
+      if (MIR)
+        {
+          /* The line's constant for term m (acc = I(n), the image's sum;
+           * q % LANES is this thread's lane): R = I(n) + z_P conj (I(n-1)),
+           * z_P = e^{iwP}. */
+          const int     m = q / LANES;
+          const double  xn = ld (base + (ptrdiff_t) (n - 1) * step);
+          const double2 zn
+            = lines_cs ((long long) m * (n - 1), L, k.inv_period);
+          const double2 zp = lines_cs ((long long) m * P2, L, k.inv_period);
+          const double  cre = acc.x - xn * zn.x, cim = xn * zn.y - acc.y;
+          const double2 rr = make_double2 (acc.x + zp.x * cre - zp.y * cim,
+                                           acc.y + zp.x * cim + zp.y * cre);
+
+          slot (3, 0, m) = rr;
         }
     }
   __syncthreads ();
@@ -749,7 +898,122 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
         wsum[m].y += sign * (hre * z[m].y + him * z[m].x);
       }
   };
-  if (FLAT)
+  /* v = z^K v + Y sum_{k < K} z^k (any K), z = e^{iwP}, P = per, Y the
+   * period's sum (term m: ym (m)). */
+  auto periods = [&] (int K, double2 *v, auto ym) {
+    /* Powers for the terms of h = e^{iwP/2} and hK = e^{iwKP/2}
+     * (sincospi of exact phases): z^K = hK^2, and sum_{k < K} z^k
+     * = hK conj (h) Im (hK) / Im (h). */
+    double2   e[2], d[2];
+    const int pr = per % (2 * L);
+    int       mr = 0; /* m P mod 2L */
+
+    lines_phase (1, per, 2 * L, &e[0].x, &e[0].y);
+    lines_phase (1, (long long) K * per, 2 * L, &e[1].x, &e[1].y);
+    d[0] = d[1] = make_double2 (1.0, 0.0);
+#pragma unroll
+    for (int m = 0; m < NT; m++)
+      {
+        const double2 w = v[m], h = d[0], hk = d[1];
+        const double2 yp = ym (m);
+        /* z = 1 where m P is a multiple of 2L: the sum is K */
+        const bool   one = mr == 0;
+        const double q = one ? 0.0 : hk.y / h.y;
+        const double gre = one ? K : q * (hk.x * h.x + hk.y * h.y);
+        const double gim = q * (hk.y * h.x - hk.x * h.y);
+        const double zre = hk.x * hk.x - hk.y * hk.y;
+        const double zim = 2.0 * hk.x * hk.y;
+
+        v[m].x = w.x * zre - w.y * zim + gre * yp.x - gim * yp.y;
+        v[m].y = w.x * zim + w.y * zre + gre * yp.y + gim * yp.x;
+        mr = mr + pr < 2 * L ? mr + pr : mr + pr - 2 * L;
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+          d[i] = make_double2 (d[i].x * e[i].x - d[i].y * e[i].y,
+                               fma (d[i].x, e[i].y, d[i].y * e[i].x));
+      }
+  };
+  if (MIR)
+    {
+      /* W = G(o + r + 1) - G(o - r), G(q) the sum over the mirrored
+       * line's positions [0, q) in absolute phase (q < 0: minus the sum
+       * over [q, 0)).  For q in segment s = 2K (+1): G(q) = z^K g + Y
+       * sum_{k < K} z^k, g = I(pt) forwards (pt = q - KP), R - z_P conj
+       * (I(pt)) backwards (pt = (K+1) P + 1 - q), I(pt) the sum over the
+       * image before pt: the running totals before pt's chunk and the
+       * state that chunk kept for this output chunk (offset pt mod S). */
+      const double x0 = ld (base);
+      double2      g[NT], zp[NT]; /* zp: e^{iwP} */
+
+#pragma unroll 1
+      for (int e = 0; e < 2; e++)
+        {
+          const int  q = e ? ph : pl, s0 = mir_seg0 (mir_q0 (e));
+          const int  s = q <= mir_end (s0) ? s0 : s0 + 1, K = s >> 1;
+          const bool back = s & 1;
+          const int  pt = back ? (K + 1) * P2 + 1 - q : q - K * P2;
+          const int  cu = pt / S, f = pt - cu * S;
+
+#pragma unroll
+          for (int m = 0; m < NT; m++)
+            g[m] = cu > 0 ? slot (TS, cu - 1, m) : make_double2 (0.0, 0.0);
+          if (f > 0)
+            {
+              /* e^{iw (pt - 1)}; forwards in the first period from the
+               * plan's constants: pt - 1 = o + r (high), o - r - 1 (low). */
+              if (COS_REL && K == 0 && ! back)
+#pragma unroll
+                for (int m = 0; m < NT; m++)
+                  {
+                    const double ere = e ? k.cos_r[m] : k.cos_r1[m];
+                    const double eim = e ? k.sin_r[m] : -k.sin_r1[m];
+
+                    z[m] = make_double2 (zo[m].x * ere - zo[m].y * eim,
+                                         fma (zo[m].x, eim, zo[m].y * ere));
+                  }
+              else
+                lines_powers<NT> (pt - 1, L, k.inv_period, z);
+#pragma unroll
+              for (int m = 0; m < NT; m++)
+                {
+                  const double2 v = slot (e, t, m);
+                  const double  hre = fma (-k.cos_w[m], v.y, v.x);
+                  const double  him = -k.sin_w[m] * v.y;
+
+                  g[m].x += hre * z[m].x - him * z[m].y;
+                  g[m].y += hre * z[m].y + him * z[m].x;
+                }
+            }
+          if (back || K != 0)
+            lines_powers<NT> (P2, L, k.inv_period, zp);
+          if (back)
+#pragma unroll
+            for (int m = 0; m < NT; m++)
+              {
+                const double2 rr = slot (3, 0, m), v = g[m];
+
+                g[m].x = rr.x - (zp[m].x * v.x + zp[m].y * v.y);
+                g[m].y = rr.y - (zp[m].y * v.x - zp[m].x * v.y);
+              }
+          /* The period's sum Y = G(P) = R - z_P x_0. */
+          if (K != 0)
+            periods (K, g, [&] (int m) {
+              const double2 rr = slot (3, 0, m);
+
+              return make_double2 (rr.x - zp[m].x * x0, rr.y - zp[m].y * x0);
+            });
+
+          const double sign = e ? 1.0 : -1.0;
+
+#pragma unroll
+          for (int m = 0; m < NT; m++)
+            {
+              wsum[m].x += sign * g[m].x;
+              wsum[m].y += sign * g[m].y;
+            }
+        }
+    }
+  else if (FLAT)
     {
       const int lo = min (max (pl, 0), n), hi = min (max (ph, 0), n);
 
@@ -795,39 +1059,7 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
       totals (0, f / S, 1.0);
       part (f / S, f % S, 1.0);
       if (K > 0)
-        {
-          /* Powers for the terms of h = e^{iwP/2} and hK = e^{iwKP/2}
-           * (sincospi of exact phases): z^K = hK^2, and sum_{k < K} z^k
-           * = hK conj (h) Im (hK) / Im (h). */
-          double2   e[2], d[2];
-          const int pr = per % (2 * L);
-          int       mr = 0; /* m P mod 2L */
-
-          lines_phase (1, per, 2 * L, &e[0].x, &e[0].y);
-          lines_phase (1, (long long) K * per, 2 * L, &e[1].x, &e[1].y);
-          d[0] = d[1] = make_double2 (1.0, 0.0);
-#pragma unroll
-          for (int m = 0; m < NT; m++)
-            {
-              const double2 v = wsum[m], h = d[0], hk = d[1];
-              const double2 yp = slot (2, NCH - 1, m); /* Y(P) */
-              /* z = 1 where m P is a multiple of 2L: the sum is K */
-              const bool   one = mr == 0;
-              const double q = one ? 0.0 : hk.y / h.y;
-              const double gre = one ? K : q * (hk.x * h.x + hk.y * h.y);
-              const double gim = q * (hk.y * h.x - hk.x * h.y);
-              const double zre = hk.x * hk.x - hk.y * hk.y;
-              const double zim = 2.0 * hk.x * hk.y;
-
-              wsum[m].x = v.x * zre - v.y * zim + gre * yp.x - gim * yp.y;
-              wsum[m].y = v.x * zim + v.y * zre + gre * yp.y + gim * yp.x;
-              mr = mr + pr < 2 * L ? mr + pr : mr + pr - 2 * L;
-#pragma unroll
-              for (int i = 0; i < 2; i++)
-                d[i] = make_double2 (d[i].x * e[i].x - d[i].y * e[i].y,
-                                     fma (d[i].x, e[i].y, d[i].y * e[i].x));
-            }
-        }
+        periods (K, wsum, [&] (int m) { return slot (2, NCH - 1, m); });
       totals (0, t, -1.0);
     }
   else
@@ -911,6 +1143,41 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
     };
 
     auto fetch = [&] (int jf, float *xl, float *xh) {
+      if (MIR)
+        {
+          /* Each stream steps its index i in direction d (every index
+           * lies in the image: no guards): V plain loads where they stay
+           * on one side of a fold, else V steps of the border map. */
+          auto grab = [&] (int *i, int *d, float *x, bool lo) {
+            auto get = [&] (const float *q) { return lo ? ld1 (q) : ld (q); };
+
+            if (*d > 0 ? *i + V <= n - 1 : *i >= V)
+              {
+                const float *q = base + (ptrdiff_t) *i * step;
+                const int    sd = *d * (int) step;
+
+#pragma unroll
+                for (int u = 0; u < V; u++)
+                  x[u] = get (q + u * sd);
+                *i += V * *d;
+                if ((unsigned) (*i - 1) >= (unsigned) (n - 2))
+                  *d = -*d;
+              }
+            else
+#pragma unroll
+              for (int u = 0; u < V; u++)
+                {
+                  x[u] = get (base + (ptrdiff_t) *i * step);
+                  *i += *d;
+                  if ((unsigned) (*i - 1) >= (unsigned) (n - 2))
+                    *d = -*d;
+                }
+          };
+
+          grab (&il, &sl, xl, true);
+          grab (&ih, &sh, xh, false);
+          return;
+        }
       /* All of the group's loads wanted: no guards, 32-bit offsets from
        * the group's first (u * step is far below 2^31). */
       if ((! SEG || jf + V <= je) && jf + V + 1 < o_end)
@@ -1047,6 +1314,12 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
     ch = hi_out && need ? ld (base + (ptrdiff_t) (n - 1) * step) : 0.0f;
   };
 
+  if (MIR)
+    {
+      /* Both streams by the stepped map, one variant. */
+      outputs (Gen (), Gen (), j0, o_end, 0.0f, 0.0f);
+      return;
+    }
   if (SEG)
     {
       /* Columns, clamp and zero (a warp is one chunk): the low stream
@@ -1169,7 +1442,7 @@ cosines_launch_rs (const CudaGeom  &g,
 {
   using RB = CosBlock<0, true>;
   const size_t smem
-    = lines_slots (MODE) * sizeof (double2) * NT * RB::lanes * RB::nch
+    = lines_smem_units (MODE, RB::nch) * sizeof (double2) * NT * RB::lanes
       + (size_t) in.w * 4 * sizeof (float) + 16 /* mbarrier */;
   dim3 grid (out.h), block (RB::lanes, RB::nch);
 
@@ -1213,16 +1486,20 @@ cosines_launch (const CudaGeom  &g,
    * fills less than 3 blocks per SM (4K columns, 480 blocks: 4 chunks in
    * one wave ran 3-7% faster than 8 chunks in two waves, H100; not so
    * for mirror at large r, whose chunks walk up to twice the line). */
-  const int fill = MODE == COS_FLAT ? 3 : 4;
+  const int fill = MODE == COS_FLAT || MODE == COS_MIRROR ? 3 : 4;
   int nch = blocks < fill * gpufx_cuda_limits.sm_count ? CosShape<AXIS>::nch_max
                                                        : CosShape<AXIS>::nch;
 
-  while (nch > 1 && per_chunk * nch > (size_t) gpufx_cuda_limits.smem)
+  /* (MIRROR: three more units for the line's constants.) */
+  const size_t extra = lines_smem_units (MODE, 0) * sizeof (double2) * NT
+                       * CosShape<AXIS>::lanes;
+
+  while (nch > 1 && per_chunk * nch + extra > (size_t) gpufx_cuda_limits.smem)
     nch /= 2;
-  if (per_chunk * nch > (size_t) gpufx_cuda_limits.smem)
+  if (per_chunk * nch + extra > (size_t) gpufx_cuda_limits.smem)
     return cudaErrorInvalidConfiguration;
 
-  size_t smem = per_chunk * nch;
+  size_t smem = per_chunk * nch + extra;
   dim3   grid (blocks);
   dim3   block (CosShape<AXIS>::lanes, nch);
 
@@ -1249,6 +1526,29 @@ cosines_launch (const CudaGeom  &g,
 
   if (g.border == GPUFX_BORDER_CLAMP || g.border == GPUFX_BORDER_ZERO)
     return cosines_launch<NT, AXIS, COS_FLAT> (g, in, out, stream);
+  if (g.border == GPUFX_BORDER_MIRROR && COS_MIR)
+    {
+      /* A mirrored line of 1 repeats its pixel: clamp.  Else where the
+       * plane holds the whole line: phase 1 over the image alone. */
+      const bool whole
+        = AXIS == 0 ? in.x0 == 0 && in.w == n : in.y0 == 0 && in.h == n;
+
+      if (n == 1)
+        {
+          CudaGeom g1 = g;
+
+          g1.border = GPUFX_BORDER_CLAMP;
+          return cosines_launch<NT, AXIS, COS_FLAT> (g1, in, out, stream);
+        }
+      /* Short r: the padded line is hardly longer than the image, and
+       * PADDED's phase 2 (plain loads but near the ends) cheaper (H100,
+       * 4K, same call: rows sigma 16 0.219 against 0.233 ms, columns
+       * sigma 16..50 0.228-0.230 against 0.239-0.243). */
+      const int most = n + n / (AXIS == 0 ? COS_MIR_ROW : COS_MIR_COL);
+
+      if (whole && (AXIS == 0 ? out.w : out.h) <= n && np > most)
+        return cosines_launch<NT, AXIS, COS_MIRROR> (g, in, out, stream);
+    }
   /* One period where it is clearly shorter than the padded line (its
    * window sums cost a little more). */
   if (np > per + per / 4)

@@ -127,6 +127,24 @@ cudaError_t gpufx_cuda_kuwahara (const CudaGeom  &g,
                                  CudaScratch      scratch,
                                  cudaStream_t     stream);
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+/* d = a x b + c on the tensor cores (m16n8k16: a and b two FP16 values per
+ * register, c and d FP32), for the taps' and the convolution's split
+ * products. */
+__device__ __forceinline__ void
+gpufx_cuda_mma_f16 (float (&d)[4],
+                    const uint4 &a,
+                    const uint2 &b,
+                    const float (&c)[4])
+{
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "f"(c[0]),
+        "f"(c[1]), "f"(c[2]), "f"(c[3]));
+}
+#endif
+
 /* One pixel of C floats through the read-only path, one vector load where
  * C is 4 or 2 (p must then be aligned to the pixel). */
 template <int C>

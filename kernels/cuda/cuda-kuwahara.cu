@@ -956,6 +956,31 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
          * ((size_t) h + 2 * radius + (size_t) h + radius);
 }
 
+/* Capped residency: at most KUWA_CAP_COLS[i] tile columns resident per SM
+ * (instead of 64 KUWA_NT / 32), set by asking for more dynamic shared memory
+ * than the block needs.  kuwa_plan weighs each size at full and at capped
+ * residency: fewer blocks per SM give taller segments, so fewer start rows
+ * (2r + 1 per segment), for less latency hidden (see kuwa_plan).  Round 20
+ * (H100, RGBA): 1080p r = 5, 6 and 10..25 ran 2-19% faster capped; at 4K
+ * capping the 8-, 4- and 2-warp blocks to 512 columns cut their DRAM reads
+ * (r = 10: 363 -> 205-233 MB: the rows re-read r and 2r + 1 steps later
+ * hit L2 more) but ran 10-18% slower (the plan keeps full residency there). */
+static const int KUWA_CAP_COLS[2] = { 512, 768 };
+
+/* The dynamic shared memory that caps a block of nt threads (2 nt tile
+ * columns) at cols columns per SM, given smem_sm per SM; 0 where no
+ * block would fit.  3 KB per block are left for the static and the
+ * reserved shared memory. */
+static size_t
+kuwa_capped_smem (int nt, int cols, int smem_sm)
+{
+  int k = cols / (2 * nt);
+
+  if (k < 1 || smem_sm <= 0)
+    return 0;
+  return (size_t) std::max (smem_sm / k - 3072, 0);
+}
+
 /* The fused pass's plan for blocks of nw warps (64 nw tile columns, tw
  * outputs), per_sm of them resident per SM (0: unknown): the
  * block columns, the rows per block, and the modelled time.  Segments pay
@@ -1011,6 +1036,18 @@ kuwa_plan (int  w,
     rate -= nw == KUWA_NT / 32 ? 28 : nw == 8 ? 7 : 0;
   if (al && nw >= 4)
     rate *= nw == 4 ? 0.98 : 0.97;
+  /* Fewer than KUWA_NT / 32 warps resident per SM hide less latency: the
+   * time over (warps / 16)^0.35, fitted with capped residency (see
+   * KUWA_CAP_COLS) on H100 RGBA forced-configuration sweeps at 4K and
+   * 1080p, r = 1..30 (round 20: 0.35 to 0.4 pick the same; at 4K and for
+   * full residency at 1080p the same picks as without it). */
+  if (per_sm > 0)
+    {
+      long wps = std::min ((long) per_sm, (nb + sms - 1) / sms) * nw;
+
+      if (wps < KUWA_NT / 32)
+        rate /= pow ((double) wps / (KUWA_NT / 32), 0.35);
+    }
   return (double) ((nb + sms - 1) / sms) * 64 * nw
          * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * rate;
 }
@@ -1101,12 +1138,14 @@ kuwa_launch (const CudaGeom  &g,
        * asks), each with tiles as they fall or aligned, whichever kuwa_plan
        * rates fastest; the occupancy of each size is asked once (per
        * channel count). */
-      static std::atomic<int>    per_sm_of[KUWA_NT / 32 + 1];
+      static std::atomic<int>    per_sm_of[3][KUWA_NT / 32 + 1];
       static std::atomic<size_t> allowed; /* dynamic shared memory set */
+      static std::atomic<int>    smem_sm; /* shared memory per SM */
       int         nw_max = KUWA_NT / 32, nw = 0, nbx = 0, seg_h = 0;
       int         tw = 0, dx = 0, line_dx = -1;
       bool        al = false, tp = false, took_forced = false;
       double      best = 0;
+      size_t      smem = 0;
       cudaError_t err;
 
       /* RGBA input whose rows all start at the same phase of a 128-byte
@@ -1127,59 +1166,87 @@ kuwa_launch (const CudaGeom  &g,
              && kuwa_fused_smem (32 * nw_max, C)
                   > (size_t) gpufx_cuda_limits.smem)
         nw_max--;
-      if (kuwa_fused_smem (32 * nw_max, C) > allowed.load ())
+      if (smem_sm.load () == 0)
+        {
+          int dev = 0, v = 0;
+
+          if (cudaGetDevice (&dev) == cudaSuccess
+              && cudaDeviceGetAttribute (
+                   &v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev)
+                   == cudaSuccess
+              && v > 0)
+            smem_sm.store (v);
+          else
+            smem_sm.store (-1);
+        }
+      /* The most that a capped launch asks (one block per SM). */
+      const size_t a = std::max (
+        kuwa_fused_smem (32 * nw_max, C),
+        std::min ((size_t) std::max (gpufx_cuda_limits.smem - 2048, 0),
+                  kuwa_capped_smem (KUWA_CAP_COLS[0] / 2, KUWA_CAP_COLS[0],
+                                    smem_sm.load ())));
+
+      if (a > allowed.load ())
         {
           for (int i = 0; i < 8; i++)
             if ((err = gpufx_cuda_allow_smem (
                    i & 4 ? kuwa_fused_for<C, true> (i & 1, i & 2)
                          : kuwa_fused_for<C, false> (i & 1, i & 2),
-                   kuwa_fused_smem (32 * nw_max, C)))
+                   a))
                 != cudaSuccess)
               return err;
-          allowed.store (kuwa_fused_smem (32 * nw_max, C));
+          allowed.store (a);
         }
       /* A forced configuration the image cannot take (aligned tiles of an
        * input off the lines) leaves nw at 0: then the plan chooses. */
       for (int pass = 0, forced = kuwa_forced (&tp); nw == 0 && pass < 2;
            pass++, forced = -1)
-        for (int i = 0; i < 8; i++)
-          {
-            int    k = std::min (kuwa_sizes[i / 2], nw_max), bx, sh;
-            int    per_sm = per_sm_of[k].load ();
-            int    w = 64 * k - 2 * r, d = i & 1 ? line_dx : 0;
-            double cost;
+        for (int c = 0; c < 3; c++) /* residency: all, capped (2) */
+          for (int i = 0; i < 8; i++)
+            {
+              int    k = std::min (kuwa_sizes[i / 2], nw_max), bx, sh;
+              int    per_sm = per_sm_of[c][k].load ();
+              int    w = 64 * k - 2 * r, d = i & 1 ? line_dx : 0;
+              size_t sk = c ? kuwa_capped_smem (32 * k, KUWA_CAP_COLS[c - 1],
+                                                smem_sm.load ())
+                            : kuwa_fused_smem (32 * k, C);
+              double cost;
 
-            if (forced >= 0 && i != forced)
-              continue;
-            if (i & 1)
-              {
-                if (d < 0 || (w - d) / 8 * 8 < 8)
-                  continue;
-                w = (w - d) / 8 * 8;
-              }
-            if (per_sm == 0
-                && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
-                     &per_sm,
-                     kuwa_fused_for<C> (kuwa_two_phase (k), false, g.alpha),
-                     32 * k, kuwa_fused_smem (32 * k, C))
-                     == cudaSuccess
-                && per_sm > 0)
-              per_sm_of[k].store (per_sm);
-            cost = kuwa_plan (out.w, out.h, r, k, w, i & 1, per_sm, &bx, &sh);
-            if (nw == 0 || cost < best)
-              {
-                nw = k;
-                nbx = bx;
-                seg_h = sh;
-                tw = w;
-                dx = d;
-                al = i & 1;
-                took_forced = forced >= 0;
-                best = cost;
-              }
-          }
+              if (forced >= 0 && (i != forced || c))
+                continue;
+              if (c && (sk < kuwa_fused_smem (32 * k, C) || sk > a))
+                continue;
+              if (i & 1)
+                {
+                  if (d < 0 || (w - d) / 8 * 8 < 8)
+                    continue;
+                  w = (w - d) / 8 * 8;
+                }
+              if (per_sm == 0
+                  && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
+                       &per_sm,
+                       kuwa_fused_for<C> (kuwa_two_phase (k), false, g.alpha),
+                       32 * k, sk)
+                       == cudaSuccess
+                  && per_sm > 0)
+                per_sm_of[c][k].store (per_sm);
+              if (c && (per_sm <= 0 || per_sm >= per_sm_of[0][k].load ()))
+                continue; /* no fewer blocks than uncapped */
+              cost = kuwa_plan (out.w, out.h, r, k, w, i & 1, per_sm, &bx, &sh);
+              if (nw == 0 || cost < best)
+                {
+                  nw = k;
+                  nbx = bx;
+                  seg_h = sh;
+                  tw = w;
+                  dx = d;
+                  al = i & 1;
+                  smem = sk;
+                  took_forced = forced >= 0;
+                  best = cost;
+                }
+            }
       dim3      grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
-      size_t    smem = kuwa_fused_smem (32 * nw, C);
       KuwaFused kern = kuwa_fused_for<C> (
         (tp && took_forced) || kuwa_two_phase (nw), al, g.alpha);
 

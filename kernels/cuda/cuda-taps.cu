@@ -468,7 +468,7 @@ tc_split (float x0, float x1, unsigned &hi, unsigned &lo)
   asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(lo) : "f"(x1 - f1), "f"(x0 - f0));
 }
 
-/* d = a x b + c. */
+/* d = a x b + c, a as the taps keep it. */
 static __device__ __forceinline__ void
 tc_mma (float (&d)[4],
         const unsigned (&a)[4],
@@ -476,11 +476,8 @@ tc_mma (float (&d)[4],
         unsigned b1,
         const float (&c)[4])
 {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
-      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(c[0]),
-        "f"(c[1]), "f"(c[2]), "f"(c[3]));
+  gpufx_cuda_mma_f16 (d, make_uint4 (a[0], a[1], a[2], a[3]),
+                      make_uint2 (b0, b1), c);
 }
 #endif
 

@@ -18,7 +18,8 @@
  * and GPUFX_CUDA_MEM_LIMIT (two more) for many bands and for no room, the
  * Kuwahara blocks case GPUFX_CUDA_KUWA_BLOCK for the block sizes and tilings
  * that only large images take, and for the two-phase kernels that only GPUs
- * before sm_90 take.
+ * before sm_90 take, and the convtc group GPUFX_CUDA_CONV_TC for the
+ * convolution's tensor-core path at small matrices too.
  */
 #include "gpufx.h"
 
@@ -258,8 +259,8 @@ static void
 test_convolve (void)
 {
   static const int sizes[][2]
-    = { { 1, 1 }, { 3, 3 },  { 2, 2 },   { 4, 7 }, { 13, 13 },
-        { 1, 9 }, { 11, 1 }, { 63, 63 }, { 63, 5 } };
+    = { { 1, 1 },  { 3, 3 },   { 2, 2 },  { 4, 7 },   { 13, 13 }, { 1, 9 },
+        { 11, 1 }, { 63, 63 }, { 63, 5 }, { 25, 25 }, { 17, 31 } };
   GpufxFilter f;
   char        what[64];
 
@@ -287,6 +288,34 @@ test_convolve (void)
   }
 }
 
+/* The convolution's tensor-core path (RGBA, sm_80+) at every matrix
+ * size class, forced through GPUFX_CUDA_CONV_TC=1 (a testing aid the
+ * CUDA backend reads per launch): its rule takes it only for large
+ * matrices.  Not the normalize cases: a zero-sum matrix makes alpha 0 in
+ * one summation order and +-1e-8 in another, which unpremultiplying
+ * turns into any colour. */
+static void
+test_convolve_tc (void)
+{
+  static const int sizes[][2]
+    = { { 1, 1 },  { 3, 3 },   { 4, 7 },  { 11, 1 }, { 13, 13 }, { 16, 16 },
+        { 17, 9 }, { 33, 20 }, { 63, 5 }, { 5, 63 }, { 63, 63 } };
+  GpufxFilter f;
+  char        what[64];
+
+  setenv ("GPUFX_CUDA_CONV_TC", "1", 1);
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    {
+      if (quick && s % 3 != 1)
+        continue;
+      random_matrix (&f, sizes[s][0], sizes[s][1], false);
+      snprintf (what, sizeof what, "convolve tc %dx%d", sizes[s][0],
+                sizes[s][1]);
+      each_shape (what, &f);
+    }
+  unsetenv ("GPUFX_CUDA_CONV_TC");
+}
+
 static void
 test_gaussian (void)
 {
@@ -310,6 +339,43 @@ test_gaussian (void)
       snprintf (what, sizeof what, "gaussian %g,%g", sig[s][0], sig[s][1]);
       each_shape (what, &f);
     }
+}
+
+/* Mirror's cosines over the image only (the fold points kept per chunk):
+ * one fold (r at most n - 2, also exactly n - 2), many folds, a region
+ * whose input is not the whole line, and a line where the launcher
+ * switches from the padded line (sigma 16) to the image walk (sigma 50). */
+static void
+test_gaussian_mirror (void)
+{
+  static const struct
+  {
+    Shape  s;
+    double sigma;
+    bool   in_quick;
+  } cases[] = {
+    { { 66, 67, 4, 3 }, 16, true },    { { 65, 64, 3, -1 }, 16, false },
+    { { 67, 130, 1, -1 }, 16, false }, { { 71, 70, 4, -1 }, 17.3, false },
+    { { 2200, 8, 4, 3 }, 16, false },  { { 2200, 8, 4, 3 }, 50, true },
+  };
+  const GpufxRect inside = { 37, 21, 90, 101 };
+  const Shape     big = { 200, 150, 4, 3 };
+  GpufxFilter     f;
+  char            what[96];
+
+  gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+  f.border = GPUFX_BORDER_MIRROR;
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    {
+      if (quick && ! cases[k].in_quick)
+        continue;
+      f.gaussian.std_dev_x = f.gaussian.std_dev_y = cases[k].sigma;
+      snprintf (what, sizeof what, "gaussian mirror %g", cases[k].sigma);
+      check (what, &f, cases[k].s);
+    }
+  f.gaussian.std_dev_x = f.gaussian.std_dev_y = 40;
+  check_region ("gaussian mirror 40 region 90x101 at (37, 21) of 200x150x4", &f,
+                big, inside, 0);
 }
 
 static void
@@ -533,7 +599,8 @@ test_large (void)
 
 /* Values far outside [0, 1], no alpha (straight colour only): the
  * Gaussian on the tensor-core taps (both axes at sigma 12), float taps
- * with cosines, cosines alone, a 13 x 13 matrix and Sobel. */
+ * with cosines, cosines alone, a 13 x 13 matrix (float kernel), a 25 x 25
+ * one (tensor cores on RGBA) and Sobel. */
 static void
 test_hdr (void)
 {
@@ -563,6 +630,9 @@ test_hdr (void)
         random_matrix (&f, 13, 13, false);
         f.border = (GpufxBorder) b;
         check ("hdr convolve 13x13", &f, shapes[i]);
+        random_matrix (&f, 25, 25, false); /* the tensor cores (RGBA) */
+        f.border = (GpufxBorder) b;
+        check ("hdr convolve 25x25", &f, shapes[i]);
         gpufx_filter_init (&f, GPUFX_FILTER_SOBEL);
         f.border = (GpufxBorder) b;
         check ("hdr sobel", &f, shapes[i]);
@@ -676,9 +746,9 @@ test_cancel (void)
   free (b);
 }
 
-/* --only GROUP runs one group of comparisons (convolve, gaussian, sobel,
- * kuwahara, regions, whole, smem, hdr, large, cancel): a sanitizer that is too
- * slow for the whole set can still cover the group a change touched. */
+/* --only GROUP runs one group of comparisons (convolve, convtc, gaussian,
+ * sobel, kuwahara, regions, whole, smem, hdr, large, cancel): a sanitizer that
+ * is too slow for the whole set can still cover the group a change touched. */
 static const char *only;
 
 static bool
@@ -705,8 +775,13 @@ main (int argc, char **argv)
     }
   if (wanted ("convolve"))
     test_convolve ();
+  if (wanted ("convtc"))
+    test_convolve_tc ();
   if (wanted ("gaussian"))
-    test_gaussian ();
+    {
+      test_gaussian ();
+      test_gaussian_mirror ();
+    }
   if (wanted ("sobel"))
     test_sobel ();
   if (wanted ("kuwahara"))
