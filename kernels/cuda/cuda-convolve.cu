@@ -27,6 +27,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 
 #define CONV_PX  4  /* adjacent pixels per thread */
@@ -101,25 +102,145 @@ conv_copy_wait (void)
 #endif
 }
 
+/* Tile row t of a thread's window into its 4 output rows: output row o
+ * takes matrix row t - o.  Matrix columns go in groups of 4: the group's
+ * pixels (7 for 4 adjacent outputs, 3 of them kept from the group before)
+ * come once per tile row, and each output row's 4 weights in one
+ * broadcast float4; each weight then feeds 4 pixels of C channels.  With
+ * OLO <= OHI the output rows that the tile row reaches are known at
+ * compile time (OLO .. OHI: no branches, and the weight loads may be
+ * scheduled early); otherwise (OLO > OHI) they are tested at run time
+ * (0 <= t - o < kh).  The thread's pixel k (tile column 4 tx + k) is at
+ * row[(k & 3) * ps + (k >> 2)]; wt points at matrix row t of the chunk. */
+template <int C, int MW, int OLO, int OHI>
+static __device__ __forceinline__ void
+conv_tile_row (float (&acc)[CONV_RPT][CONV_PX][C],
+               const ConvPix<C> *row,
+               int               ps,
+               const float      *wt,
+               int               ws,
+               int               ng,
+               int               t,
+               int               kh)
+{
+  ConvPix<C> v[7];
+
+#pragma unroll
+  for (int k = 0; k < 3; k++)
+    v[4 + k] = row[k * ps];
+#pragma unroll(MW ? 16 : 1)
+  for (int gi = 0; gi < ng; gi++)
+    {
+      /* Group gi: matrix columns 4 gi .. 4 gi + ni - 1 and pixels
+       * 4 gi + k, k < ni + 3.  Under a run-time test each output row's
+       * weights load under its branch (the compiler sinks loads placed
+       * before it), so warps enough per SM must hide that. */
+      const int ni = MW && MW - 4 * gi < 4 ? MW - 4 * gi : 4;
+
+#pragma unroll
+      for (int k = 0; k < 3; k++)
+        v[k] = v[4 + k];
+#pragma unroll
+      for (int k = 3; k < 7; k++)
+        {
+          if (k < ni + 3)
+            v[k] = row[(k & 3) * ps + gi + (k >> 2)];
+        }
+#pragma unroll
+      for (int o = 0; o < CONV_RPT; o++)
+        if (OLO <= OHI ? o >= OLO && o <= OHI : t - o >= 0 && t - o < kh)
+          {
+            const float4 q = *(const float4 *) (wt - o * ws + 4 * gi);
+            const float  w[4] = { q.x, q.y, q.z, q.w };
+
+#pragma unroll
+            for (int ii = 0; ii < 4; ii++)
+              if (ii < ni)
+#pragma unroll
+                for (int p = 0; p < CONV_PX; p++)
+#pragma unroll
+                  for (int c = 0; c < C; c++)
+                    acc[o][p][c] = fmaf (w[ii], v[ii + p].v[c], acc[o][p][c]);
+          }
+    }
+}
+
+/* Tile columns a thread copies at most (blocks are at least 8 threads
+ * across): its share of 4 outputs each and of the matrix's reach. */
+template <int MW>
+static __host__ __device__ constexpr int
+conv_fill_n (void)
+{
+  return CONV_PX + ((MW ? MW : (GPUFX_MATRIX_MAX + 3) / 4 * 4) + 6) / 8;
+}
+
+/* xoff values for a tile column that reads zero, and for none. */
+#define CONV_X_ZERO (INT_MIN + 1)
+#define CONV_X_NONE INT_MIN
+
+/* A thread's pixels of one tile row: tile column tx + k bx at dst[k step]
+ * from src[xoff[k]] (row src NULL or xoff[k] == CONV_X_ZERO: zero;
+ * CONV_X_NONE: none).  cp.async takes the shared address as 32 bits,
+ * computed once per row. */
+template <int C, int NQ>
+static __device__ __forceinline__ void
+conv_fill_row (ConvPix<C>  *dst,
+               int          step,
+               const float *src,
+               const int (&xoff)[NQ])
+{
+  ConvPix<C> zero;
+
+#pragma unroll
+  for (int c = 0; c < C; c++)
+    zero.v[c] = 0.0f;
+#if __CUDA_ARCH__ >= 800
+  if (C != 3 && src)
+    {
+      const unsigned s = (unsigned) __cvta_generic_to_shared (dst);
+
+#pragma unroll
+      for (int k = 0; k < NQ; k++)
+        if (xoff[k] > CONV_X_ZERO)
+          asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
+                       :
+                       : "r"(s + (unsigned) (k * step * sizeof (ConvPix<C>))),
+                         "l"(src + xoff[k]),
+                         "n"(C == 3 ? 4 : (int) sizeof (ConvPix<C>))
+                       : "memory");
+        else if (xoff[k] == CONV_X_ZERO)
+          dst[k * step] = zero;
+      return;
+    }
+#endif
+#pragma unroll
+  for (int k = 0; k < NQ; k++)
+    if (src && xoff[k] > CONV_X_ZERO)
+      conv_copy<C> (dst + k * step, src + xoff[k]);
+    else if (xoff[k] != CONV_X_NONE)
+      dst[k * step] = zero;
+}
+
 /* MW: the matrix width when known at compile time (0: any), so that the
  * loops along a matrix row unroll and its weight and pixel offsets become
- * immediates.  Matrix columns go in groups of 4: the group's pixels (7 for
- * 4 adjacent outputs, 3 of them kept from the group before) come once
- * per tile row, and each output row's 4 weights in one broadcast float4;
- * each weight then feeds 4 pixels of C channels. */
-template <int C, int MW>
+ * immediates.  MH: the matrix height when known at compile time and the
+ * whole matrix is one chunk (0: any), so that every tile row's output
+ * rows are known (conv_tile_row) and only the window's first and last
+ * 3 rows differ from the rest. */
+template <int C, int MW, int MH>
 __global__ void
 __launch_bounds__ (CONV_TX *CONV_TY, 2) conv_kernel (CudaGeom  g,
                                                      CudaPlane in,
                                                      CudaPlane out,
                                                      int       mw_rt,
-                                                     int       mh,
+                                                     int       mh_rt,
                                                      int       chunk,
                                                      float     scale,
                                                      float     offset)
 {
   extern __shared__ float4 conv_smem4[];
   const int                mw = MW ? MW : mw_rt;
+  const int                mh = MH ? MH : mh_rt;
   const int                ws = conv_wstride (mw);
   const int                ng = (mw + 3) / 4; /* column groups */
   const int                bx = blockDim.x;
@@ -140,7 +261,8 @@ __launch_bounds__ (CONV_TX *CONV_TY, 2) conv_kernel (CudaGeom  g,
             need_x1 = out.x0 + out.w - 1 + (mw - 1 - left);
   const int need_y0 = out.y0 - top,
             need_y1 = out.y0 + out.h - 1 + (mh - 1 - top);
-  float acc[CONV_RPT][CONV_PX][C];
+  constexpr int NQ = conv_fill_n<MW> ();
+  float         acc[CONV_RPT][CONV_PX][C];
 
   /* The weights start 16-byte aligned (float4 loads). */
   wsh
@@ -157,8 +279,29 @@ __launch_bounds__ (CONV_TX *CONV_TY, 2) conv_kernel (CudaGeom  g,
 
   for (int j0 = 0; j0 < mh; j0 += chunk)
     {
-      const int kh = min (chunk, mh - j0);
+      const int kh = MH ? MH : min (chunk, mh - j0);
       const int th = TH + kh - 1;
+      /* The thread's tile columns q = tx + k bx (tile plane tx & 3, since
+       * bx is a multiple of 4): each one's input offset in floats.  The
+       * border is mapped once per column, not per pixel. */
+      int xoff[NQ];
+
+#pragma unroll
+      for (int k = 0; k < NQ; k++)
+        {
+          const int q = tx + k * bx;
+          int       xi = -1;
+
+          /* (zero, not the image, past the matrix's reach: a zero
+           * weight times an infinite pixel would make a NaN) */
+          if (q < tw_used)
+            xi = gpufx_border_index (
+              max (min (out.x0 + ox0 - left + q, need_x1), need_x0), g.image_w,
+              g.border);
+          xoff[k] = q >= tw   ? CONV_X_NONE
+                    : xi >= 0 ? (xi - in.x0) * C
+                              : CONV_X_ZERO;
+        }
 
       for (int idx = tid; idx < kh * ws; idx += nthreads)
         {
@@ -176,84 +319,37 @@ __launch_bounds__ (CONV_TX *CONV_TY, 2) conv_kernel (CudaGeom  g,
           int yi = gpufx_border_index (max (y, need_y0), g.image_h, g.border);
           const float *src
             = yi >= 0 ? in.p + (ptrdiff_t) (yi - in.y0) * in.pitch : NULL;
-          ConvPix<C> *dst = tile + r * rs;
+          ConvPix<C> *dst = tile + r * rs + (tx & 3) * ps + (tx >> 2);
 
-          for (int q = tx; q < tw; q += bx)
-            {
-              int xi = -1;
-
-              /* (zero, not the image, past the matrix's reach: a zero
-               * weight times an infinite pixel would make a NaN) */
-              if (q < tw_used)
-                xi = gpufx_border_index (
-                  max (min (out.x0 + ox0 - left + q, need_x1), need_x0),
-                  g.image_w, g.border);
-              if (src && xi >= 0)
-                conv_copy<C> (dst + (q & 3) * ps + (q >> 2),
-                              src + (ptrdiff_t) (xi - in.x0) * C);
-              else
-                {
-                  ConvPix<C> v;
-
-#pragma unroll
-                  for (int c = 0; c < C; c++)
-                    v.v[c] = 0.0f;
-                  dst[(q & 3) * ps + (q >> 2)] = v;
-                }
-            }
+          conv_fill_row<C, NQ> (dst, bx >> 2, src, xoff);
         }
       conv_copy_wait ();
       __syncthreads ();
 
-      /* Tile row t feeds output row o through matrix row j = t - o. */
-      for (int t = 0; t < CONV_RPT + kh - 1; t++)
+      const ConvPix<C> *row0 = tile + ty * CONV_RPT * rs + tx;
+
+      if (MH)
         {
-          /* The thread's pixel k (tile column 4 tx + k) is at
-           * row[(k & 3) * ps + (k >> 2)]. */
-          const ConvPix<C> *row = tile + (ty * CONV_RPT + t) * rs + tx;
-          ConvPix<C>        v[7];
-
-#pragma unroll
-          for (int k = 0; k < 3; k++)
-            v[4 + k] = row[k * ps];
-#pragma unroll(MW ? 16 : 1)
-          for (int gi = 0; gi < ng; gi++)
-            {
-              /* Group gi: matrix columns 4 gi .. 4 gi + ni - 1 and
-               * pixels 4 gi + k, k < ni + 3.  Each output row's weights
-               * load under its branch (the compiler sinks loads placed
-               * before it), so warps enough per SM must hide that. */
-              const int ni = MW && MW - 4 * gi < 4 ? MW - 4 * gi : 4;
-
-#pragma unroll
-              for (int k = 0; k < 3; k++)
-                v[k] = v[4 + k];
-#pragma unroll
-              for (int k = 3; k < 7; k++)
-                {
-                  if (k < ni + 3)
-                    v[k] = row[(k & 3) * ps + gi + (k >> 2)];
-                }
-#pragma unroll
-              for (int o = 0; o < CONV_RPT; o++)
-                if (t - o >= 0 && t - o < kh)
-                  {
-                    const float4 q
-                      = *(const float4 *) (wsh + (t - o) * ws + 4 * gi);
-                    const float w[4] = { q.x, q.y, q.z, q.w };
-
-#pragma unroll
-                    for (int ii = 0; ii < 4; ii++)
-                      if (ii < ni)
-#pragma unroll
-                        for (int p = 0; p < CONV_PX; p++)
-#pragma unroll
-                          for (int c = 0; c < C; c++)
-                            acc[o][p][c]
-                              = fmaf (w[ii], v[ii + p].v[c], acc[o][p][c]);
-                  }
-            }
+          /* The window's first 3 rows reach output rows 0 .. t, its last
+           * 3 rows t - MH + 1 .. 3, the others all 4. */
+#define CONV_ROW(T, LO, HI)                                                    \
+  conv_tile_row<C, MW, LO, HI> (acc, row0 + rs * (T), ps, wsh + ws * (T), ws,  \
+                                ng, T, kh)
+          CONV_ROW (0, 0, 0);
+          CONV_ROW (1, 0, 1);
+          CONV_ROW (2, 0, 2);
+#pragma unroll 1
+          for (int t = 3; t < MH; t++)
+            CONV_ROW (t, 0, 3);
+          CONV_ROW (MH, 1, 3);
+          CONV_ROW (MH + 1, 2, 3);
+          CONV_ROW (MH + 2, 3, 3);
+#undef CONV_ROW
         }
+      else
+        for (int t = 0; t < CONV_RPT + kh - 1; t++)
+          conv_tile_row<C, MW, 1, 0> (acc, row0 + t * rs, ps, wsh + t * ws, ws,
+                                      ng, t, kh);
       __syncthreads ();
     }
 
@@ -864,10 +960,15 @@ conv_launch (const CudaGeom  &g,
              gpufx_cuda_div_up (out.h, CONV_RPT * ty));
   dim3 block (bx, ty);
 
-  if ((err = gpufx_cuda_allow_smem (conv_kernel<C, MW>, smem)) != cudaSuccess)
+  /* Square matrices of the compiled widths in one chunk: the height
+   * known at compile time too. */
+  auto kernel = MW && mh == MW && chunk == mh ? conv_kernel<C, MW, MW>
+                                              : conv_kernel<C, MW, 0>;
+
+  if ((err = gpufx_cuda_allow_smem (kernel, smem)) != cudaSuccess)
     return err;
-  conv_kernel<C, MW>
-    <<<grid, block, smem, stream>>> (g, in, out, mw, mh, chunk, scale, offset);
+  kernel<<<grid, block, smem, stream>>> (g, in, out, mw, mh, chunk, scale,
+                                         offset);
   return cudaGetLastError ();
 }
 

@@ -462,9 +462,31 @@ kuwa_fused_smem (int nt, int channels)
          * (2 * sizeof (double) + channels * sizeof (float));
 }
 
+/* Dynamic shared memory of the ring (RG) kernel of nt threads at radius r:
+ * kuwa_ring_slots (r) rows of the leading set's prefix sums. */
+__host__ __device__ static inline int
+kuwa_ring_slots (int r)
+{
+  return r + 2;
+}
+
+static size_t
+kuwa_ring_smem (int nt, int channels, int r)
+{
+  return (size_t) kuwa_ring_slots (r) * 2 * nt
+         * (2 * sizeof (double) + channels * sizeof (float));
+}
+
 /* AL: aligned tiles, tw and dx given (RGBA only); else tw = TW - 2r, dx = 0
- * (the arguments unused).  VA: g.alpha is kuwa_usual_alpha's (see there). */
-template <int C, bool TP, bool AL, bool VA>
+ * (the arguments unused).  VA: g.alpha is kuwa_usual_alpha's (see there).
+ * RG (one phase only): the ring.  The trailing set at row k is the leading
+ * set at row k - r (B(y) = A(y + r)), so only the leading set slides and is
+ * scanned, and its prefix sums stay in shared memory for r + 2 rows: per
+ * row half the scans and prefix stores, two rows loaded instead of three
+ * (each row read twice, r + 1 steps apart, instead of three times over
+ * 2r + 1 steps).  The segment starts r rows early (the trailing set's start
+ * rows), then slides r rows without a pick to fill the ring. */
+template <int C, bool TP, bool AL, bool VA, bool RG = false>
 __global__ void
 __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                                            CudaPlane in,
@@ -526,25 +548,33 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
    * branch alone made the main loop's code 15% slower (H100). */
   {
     const int y = out.y0 + y_first;
+    /* RG: only the trailing set's rows, into the leading set's registers
+     * (the leading set at row -r). */
+    const int dlo = RG && up ? 0 : -r, dhi = RG && ! up ? 0 : r;
     auto      add = [&] (int d, float (*p)[C]) {
 #pragma unroll
       for (int j = 0; j < 2; j++)
         {
-          if (up ? d >= 0 : d <= 0)
-            kuwa_add<C> (s[0], j, p[j], alpha);
-          if (up ? d <= 0 : d >= 0)
+          if (RG)
             kuwa_add<C> (s[1], j, p[j], alpha);
+          else
+            {
+              if (up ? d >= 0 : d <= 0)
+                kuwa_add<C> (s[0], j, p[j], alpha);
+              if (up ? d <= 0 : d >= 0)
+                kuwa_add<C> (s[1], j, p[j], alpha);
+            }
         }
     };
 
     if (! TP && r >= KUWA_BATCH_R)
-      for (int d0 = -r; d0 <= r; d0 += 8)
+      for (int d0 = dlo; d0 <= dhi; d0 += 8)
         {
           float p[8][2][C];
 
 #pragma unroll
           for (int u = 0; u < 8; u++)
-            if (d0 + u <= r)
+            if (d0 + u <= dhi)
               {
                 const float *row = kuwa_row (g, in, min (y + d0 + u, need_y1));
 
@@ -554,12 +584,12 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
               }
 #pragma unroll
           for (int u = 0; u < 8; u++)
-            if (d0 + u <= r)
+            if (d0 + u <= dhi)
               add (d0 + u, p[u]);
         }
     else
 #pragma unroll 2
-      for (int d = -r; d <= r; d++)
+      for (int d = dlo; d <= dhi; d++)
         {
           const float *row = kuwa_row (g, in, min (y + d, need_y1));
           float        p[2][C];
@@ -588,14 +618,18 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
    * surround it (4K +1..31%: the loads' latency showed), that and the row
    * before's y (pr) loaded again instead of copied (+2..48%), the same plain
    * loads in the start (4K -0.4..+2.4%, 1080p -4.7..+2.3%). */
-  const bool      cols_in = __all_sync (0xffffffffu, xi[0] >= 0 && xi[1] >= 0);
-  const float    *col[2] = { in.p + (ptrdiff_t) (max (xi[0], 0) - in.x0) * C,
-                             in.p + (ptrdiff_t) (max (xi[1], 0) - in.x0) * C };
-  const ptrdiff_t d1 = -(ptrdiff_t) dir * (r + 1) * in.pitch;
+  const bool   cols_in = __all_sync (0xffffffffu, xi[0] >= 0 && xi[1] >= 0);
+  const float *col[2] = { in.p + (ptrdiff_t) (max (xi[0], 0) - in.x0) * C,
+                          in.p + (ptrdiff_t) (max (xi[1], 0) - in.x0) * C };
+  /* RG: nx[2] the row that the leading set adds (y + r going down), nx[1]
+   * the one it drops (y - 1); nx[0] unused. */
+  const ptrdiff_t d1
+    = RG ? -(ptrdiff_t) dir * in.pitch : -(ptrdiff_t) dir * (r + 1) * in.pitch;
   const ptrdiff_t d2 = (ptrdiff_t) dir * r * in.pitch;
   auto            fetch = [&] (int k) {
     const int y = out.y0 + y_first + dir * k;
-    const int lo = up ? y - r : y - r - 1, hi = up ? y + r + 1 : y + r;
+    const int lo = up ? y - r : RG ? y - 1 : y - r - 1;
+    const int hi = up ? (RG ? y + 1 : y + r + 1) : y + r;
 
     if (VA && cols_in && lo >= 0 && hi < g.image_h && (up || hi <= need_y1))
       {
@@ -605,21 +639,23 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
 #pragma unroll
         for (int j = 0; j < 2; j++)
           {
-            gpufx_cuda_ldg_pixel<C> (col[j] + o0, nx[0][j]);
+            if (! RG)
+              gpufx_cuda_ldg_pixel<C> (col[j] + o0, nx[0][j]);
             gpufx_cuda_ldg_pixel<C> (col[j] + o1, nx[1][j]);
             gpufx_cuda_ldg_pixel<C> (col[j] + o2, nx[2][j]);
           }
         return;
       }
 
-    const float *r0 = kuwa_row (g, in, y);
-    const float *r1 = kuwa_row (g, in, y - dir * (r + 1));
+    const float *r0 = RG ? NULL : kuwa_row (g, in, y);
+    const float *r1 = kuwa_row (g, in, RG ? y - dir : y - dir * (r + 1));
     const float *r2 = kuwa_row (g, in, up ? y - r : min (y + r, need_y1));
 
 #pragma unroll
     for (int j = 0; j < 2; j++)
       {
-        kuwa_load<C> (in, r0, xi[j], nx[0][j]);
+        if (! RG)
+          kuwa_load<C> (in, r0, xi[j], nx[0][j]);
         kuwa_load<C> (in, r1, xi[j], nx[1][j]);
         kuwa_load<C> (in, r2, xi[j], nx[2][j]);
       }
@@ -637,13 +673,16 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
   auto slide = [&] (KuwaSums<C> (&t)[2]) {
 #pragma unroll
     for (int j = 0; j < 2; j++)
-      {
-        kuwa_slide<C> (t[0], j, nx[0][j], nx[1][j], alpha);
-        kuwa_slide<C> (t[1], j, nx[2][j], pr[j], alpha);
+      if (RG)
+        kuwa_slide<C> (t[1], j, nx[2][j], nx[1][j], alpha);
+      else
+        {
+          kuwa_slide<C> (t[0], j, nx[0][j], nx[1][j], alpha);
+          kuwa_slide<C> (t[1], j, nx[2][j], pr[j], alpha);
 #pragma unroll
-        for (int c = 0; c < C; c++)
-          pr[j][c] = nx[0][j][c];
-      }
+          for (int c = 0; c < C; c++)
+            pr[j][c] = nx[0][j][c];
+        }
   };
 #if KUWA_SPLIT
   __shared__ unsigned long long kuwa_mbar;
@@ -659,7 +698,14 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
     }
 #endif
 
-  if (n_rows > 1)
+  /* RG: rows k0 .. -1 fill the ring; ring slot sw holds row k, and slot
+   * sw + 2 (mod nsl) row k - r. */
+  const int k0 = RG ? -r : 0, nsl = kuwa_ring_slots (r);
+  int       sw = 0;
+
+  if (RG)
+    fetch (k0 + 1);
+  else if (n_rows > 1)
     {
       const float *r3 = kuwa_row (g, in, out.y0 + y_first);
 
@@ -668,7 +714,7 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
         kuwa_load<C> (in, r3, xi[j], pr[j]);
       fetch (1);
     }
-  for (int k = 0; k < n_rows; k++)
+  for (int k = k0; k < n_rows; k++)
     {
       const int buf = k & 1;
       /* The sums at row k, slid in a copy, and the fetch's two tests
@@ -679,12 +725,12 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
 #pragma unroll
       for (int set = 0; set < 2; set++)
         cur[set] = s[set];
-      if (! SPL && k > 0)
+      if (! SPL && k > k0)
         slide (cur);
 #pragma unroll
       for (int set = 0; set < 2; set++)
         s[set] = cur[set];
-      if (! SPL && k > 0)
+      if (! SPL && k > k0)
         if (k + 1 < n_rows)
           fetch (k + 1);
 
@@ -692,12 +738,12 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
        * sum scanned, then the first column's as that minus the second. */
       {
         double *pv = kuwa_smem;
-        float  *pc = (float *) (pv + 8 * tw_all);
+        float  *pc = (float *) (pv + (RG ? 2 * nsl : 8) * tw_all);
 
 #pragma unroll
-        for (int set = 0; set < 2; set++)
+        for (int set = RG ? 1 : 0; set < 2; set++)
           {
-            const int slot = buf * 2 + (set ^ (int) up);
+            const int slot = RG ? sw : buf * 2 + (set ^ (int) up);
 
             if constexpr (! TP)
               {
@@ -765,6 +811,19 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
               }
           }
       }
+      if (RG && k < 0)
+        {
+          /* Filling the ring: no pick, so no barrier (the first pick's
+           * orders these stores). */
+          if (SPL && k + 1 < n_rows)
+            {
+              slide (s);
+              if (k + 2 < n_rows)
+                fetch (k + 2);
+            }
+          sw = sw + 1 == nsl ? 0 : sw + 1;
+          continue;
+        }
 #if KUWA_SPLIT
       if (SPL)
         {
@@ -822,9 +881,12 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
 
       {
         const double  *pv = kuwa_smem;
-        const float   *pc = (const float *) (pv + 8 * tw_all);
+        const float   *pc = (const float *) (pv + (RG ? 2 * nsl : 8) * tw_all);
         const double2 *vv = (const double2 *) (pv + 4 * tw_all);
         const int      yy = y_first + dir * k;
+        /* RG: the ring slots of sets A and B. */
+        const int st = sw + 2 >= nsl ? sw + 2 - nsl : sw + 2;
+        const int sl0 = up ? sw : st, sl1 = up ? st : sw;
         /* One phase: per set, each lane's (variance, E[V^2]) of the boxes
          * starting at tile columns 64 w + 32 g + lane, g = 0, 1 and 2 (the
          * next warp's first columns, recomputed: the right boxes reach r
@@ -846,8 +908,9 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
 #pragma unroll
             for (int set = 0; set < 2; set++)
               {
-                const double *p = pv + (buf * 2 + set) * 2 * tw_all;
-                double        var[3], ev2[3];
+                const double *p
+                  = pv + (RG ? (set ? sl1 : sl0) : buf * 2 + set) * 2 * tw_all;
+                double var[3], ev2[3];
 
 #pragma unroll
                 for (int g = 0; g < 3; g++)
@@ -920,8 +983,9 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                     }
                 }
             const int    set = best >> 1, l = tc + (best & 1) * r;
-            const float *p = pc + (buf * 2 + set) * C * tw_all;
-            float        o[C];
+            const float *p
+              = pc + (RG ? (set ? sl1 : sl0) : buf * 2 + set) * C * tw_all;
+            float o[C];
 
             if constexpr (! TP && C != 3)
               {
@@ -939,7 +1003,10 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                                  o, vec);
           }
       }
-      /* (no second barrier: the next row writes the other buffer) */
+      /* (no second barrier: the next row writes the other buffer, or
+       * RG the next slot) */
+      if (RG)
+        sw = sw + 1 == nsl ? 0 : sw + 1;
     }
 }
 
@@ -966,6 +1033,18 @@ gpufx_cuda_kuwahara_scratch (int w, int h, int radius, int in_h, int channels)
  * (r = 10: 363 -> 205-233 MB: the rows re-read r and 2r + 1 steps later
  * hit L2 more) but ran 10-18% slower (the plan keeps full residency there). */
 static const int KUWA_CAP_COLS[2] = { 512, 768 };
+
+/* The ring (RG) in kuwa_plan: a row's rate against the other kernels', a
+ * row that fills the ring (no pick), the exponent of the residency term,
+ * and no 16-warp rating but 14 units for 8 warps (fitted on H100 RGBA
+ * forced-configuration sweeps, ring and not, at 4K and 1080p, r = 1..30:
+ * build-kuwa21/fit21.py; round 21).  The ring fits in shared memory only
+ * at small r, and more columns per SM only at smaller r: (r + 2) x 32
+ * bytes per tile column at RGBA, so 16 warps resident to r = 5, 8 to
+ * r = 12. */
+#define KUWA_RING_ROW  0.5
+#define KUWA_RING_FILL 1.0
+#define KUWA_RING_OCC  0.5
 
 /* The dynamic shared memory that caps a block of nt threads (2 nt tile
  * columns) at cols columns per SM, given smem_sm per SM; 0 where no
@@ -1005,15 +1084,17 @@ kuwa_capped_smem (int nt, int cols, int smem_sm)
  * picks the same; every pick was within 4.5% of the fastest measured
  * configuration but at 1080p r = 21 and 25 (2 warps, 13% and 9%). */
 static double
-kuwa_plan (int  w,
-           int  h,
-           int  r,
-           int  nw,
-           int  tw,
-           bool al,
-           int  per_sm,
-           int *nbx,
-           int *seg_h)
+kuwa_plan_at (int  w,
+              int  h,
+              int  r,
+              int  nw,
+              int  tw,
+              bool al,
+              bool rg,
+              int  per_sm,
+              bool down,
+              int *nbx,
+              int *seg_h)
 {
   const int sms = std::max (gpufx_cuda_limits.sm_count, 1);
   int       sh = 32 + 2 * r;
@@ -1024,15 +1105,17 @@ kuwa_plan (int  w,
   if (per_sm > 0 && gpufx_cuda_limits.sm_count > 0)
     {
       long slots = (long) per_sm * sms;
-      long waves = std::max (
-        1L, ((long) *nbx * gpufx_cuda_div_up (h, sh) + slots / 2) / slots);
-      int nby = (int) std::max (1L, waves * slots / *nbx);
+      long n = (long) *nbx * gpufx_cuda_div_up (h, sh);
+      long waves = std::max (1L, (n + (down ? 0 : slots / 2)) / slots);
+      int  nby = (int) std::max (1L, waves * slots / *nbx);
 
       sh = std::max ((int) gpufx_cuda_div_up (h, nby), std::min (sh, 16 + r));
     }
   *seg_h = sh;
   nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
-  if (gpufx_cuda_limits.cc_major >= 9) /* one phase, the split barrier */
+  if (rg) /* see KUWA_RING_ROW */
+    rate -= nw == 8 ? 14 : 0;
+  else if (gpufx_cuda_limits.cc_major >= 9) /* one phase, the split barrier */
     rate -= nw == KUWA_NT / 32 ? 28 : nw == 8 ? 7 : 0;
   if (al && nw >= 4)
     rate *= nw == 4 ? 0.98 : 0.97;
@@ -1046,38 +1129,78 @@ kuwa_plan (int  w,
       long wps = std::min ((long) per_sm, (nb + sms - 1) / sms) * nw;
 
       if (wps < KUWA_NT / 32)
-        rate /= pow ((double) wps / (KUWA_NT / 32), 0.35);
+        rate /= pow ((double) wps / (KUWA_NT / 32), rg ? KUWA_RING_OCC : 0.35);
     }
+  if (rg) /* the ring: r + 1 start rows, r rows without a pick */
+    return (double) ((nb + sms - 1) / sms) * 64 * nw
+           * (20.0 * KUWA_RING_ROW * std::min (sh, h) + 3.0 * (r + 1)
+              + 20.0 * KUWA_RING_FILL * r)
+           * rate;
   return (double) ((nb + sms - 1) / sms) * 64 * nw
          * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * rate;
+}
+
+/* kuwa_plan_at with the waves rounded to the nearest; the ring also
+ * weighs them rounded down (taller segments, fewer of its starts and
+ * fills; at one block per SM nothing overlaps them). */
+static double
+kuwa_plan (int  w,
+           int  h,
+           int  r,
+           int  nw,
+           int  tw,
+           bool al,
+           bool rg,
+           int  per_sm,
+           int *nbx,
+           int *seg_h)
+{
+  double t = kuwa_plan_at (w, h, r, nw, tw, al, rg, per_sm, false, nbx, seg_h);
+  int    bx, sh;
+
+  if (rg)
+    {
+      double t2
+        = kuwa_plan_at (w, h, r, nw, tw, al, rg, per_sm, true, &bx, &sh);
+
+      if (t2 < t)
+        {
+          t = t2;
+          *nbx = bx;
+          *seg_h = sh;
+        }
+    }
+  return t;
 }
 
 /* The block sizes kuwa_launch weighs, in warps. */
 static const int kuwa_sizes[] = { KUWA_NT / 32, 8, 4, 2 };
 
-/* GPUFX_CUDA_KUWA_BLOCK, e.g. "16a", "2u" or "8at" (warps, aligned or
- * unaligned tiles, and t: two phases): a testing aid, read per job, so that
- * the gpu tests' small images run the block sizes and tilings that
- * kuwa_plan picks only for large ones, and the two-phase kernels, which
- * sm_90+ never picks.  Returns that configuration's index in kuwa_launch's
- * loop, or -1 (unset or not understood: kuwa_plan chooses); *tp: two
- * phases asked for. */
+/* GPUFX_CUDA_KUWA_BLOCK, e.g. "16a", "2u", "8at" or "2ur" (warps, aligned
+ * or unaligned tiles, and t: two phases, r: the ring): a testing aid, read
+ * per job, so that the gpu tests' small images run the block sizes and
+ * tilings that kuwa_plan picks only for large ones, and the two-phase
+ * kernels, which sm_90+ never picks.  Returns that configuration's index in
+ * kuwa_launch's loop, or -1 (unset or not understood: kuwa_plan chooses);
+ * *tp: two phases asked for, *rg: the ring (where it cannot run, the plan
+ * chooses). */
 static int
-kuwa_forced (bool *tp)
+kuwa_forced (bool *tp, bool *rg)
 {
   const char *v = getenv ("GPUFX_CUDA_KUWA_BLOCK");
   char       *end;
   long        nw;
 
-  *tp = false;
+  *tp = *rg = false;
   if (! v || ! *v)
     return -1;
   nw = strtol (v, &end, 10);
   for (int s = 0; s < 4; s++)
     if (nw == kuwa_sizes[s] && (*end == 'a' || *end == 'u')
-        && (! end[1] || (end[1] == 't' && ! end[2])))
+        && (! end[1] || ((end[1] == 't' || end[1] == 'r') && ! end[2])))
       {
         *tp = end[1] == 't';
+        *rg = end[1] == 'r';
         return 2 * s + (*end == 'a');
       }
   return -1;
@@ -1104,10 +1227,18 @@ typedef void (*KuwaFused) (CudaGeom, CudaPlane, CudaPlane, int, int, int, int);
  * always the first, the same V). */
 template <int C, bool VA>
 static KuwaFused
-kuwa_fused_for (bool tp, bool al)
+kuwa_fused_for (bool tp, bool al, bool rg = false)
 {
   constexpr bool V = VA || C == 1;
 
+  if constexpr (V) /* the ring: one phase, V compiled in */
+    if (rg)
+      {
+        if constexpr (C == 4)
+          if (al)
+            return kuwa_fused<C, false, true, V, true>;
+        return kuwa_fused<C, false, false, V, true>;
+      }
   if constexpr (C == 4)
     if (al)
       return tp ? kuwa_fused<C, true, true, V> : kuwa_fused<C, false, true, V>;
@@ -1117,9 +1248,9 @@ kuwa_fused_for (bool tp, bool al)
 /* kuwa_fused_for with VA where alpha a allows it. */
 template <int C>
 static KuwaFused
-kuwa_fused_for (bool tp, bool al, int a)
+kuwa_fused_for (bool tp, bool al, int a, bool rg = false)
 {
-  return kuwa_va_fits<C> (a) ? kuwa_fused_for<C, true> (tp, al)
+  return kuwa_va_fits<C> (a) ? kuwa_fused_for<C, true> (tp, al, rg)
                              : kuwa_fused_for<C, false> (tp, al);
 }
 
@@ -1138,12 +1269,20 @@ kuwa_launch (const CudaGeom  &g,
        * asks), each with tiles as they fall or aligned, whichever kuwa_plan
        * rates fastest; the occupancy of each size is asked once (per
        * channel count). */
-      static std::atomic<int>    per_sm_of[3][KUWA_NT / 32 + 1];
-      static std::atomic<size_t> allowed; /* dynamic shared memory set */
-      static std::atomic<int>    smem_sm; /* shared memory per SM */
-      int         nw_max = KUWA_NT / 32, nw = 0, nbx = 0, seg_h = 0;
-      int         tw = 0, dx = 0, line_dx = -1;
-      bool        al = false, tp = false, took_forced = false;
+      static std::atomic<int> per_sm_of[3][KUWA_NT / 32 + 1];
+      static std::atomic<int> per_sm_rg[KUWA_NT / 32 + 1][KUWA_FUSED_MAX_R + 3];
+      static std::atomic<size_t> allowed;    /* dynamic shared memory set */
+      static std::atomic<size_t> allowed_rg; /* the same, ring kernels */
+      static std::atomic<int>    smem_sm;    /* shared memory per SM */
+      int  nw_max = KUWA_NT / 32, nw = 0, nbx = 0, seg_h = 0;
+      int  tw = 0, dx = 0, line_dx = -1;
+      bool al = false, tp = false, took_forced = false;
+      bool rg_f = false, rg = false;
+      /* The ring: sm_90+ (one phase), V compiled in. */
+      const bool rg_ok
+        = gpufx_cuda_limits.cc_major >= 9 && kuwa_va_fits<C> (g.alpha);
+      const size_t rg_max
+        = (size_t) std::max (gpufx_cuda_limits.smem - 2048, 0);
       double      best = 0;
       size_t      smem = 0;
       cudaError_t err;
@@ -1197,25 +1336,40 @@ kuwa_launch (const CudaGeom  &g,
               return err;
           allowed.store (a);
         }
+      if (rg_ok && rg_max > allowed_rg.load ())
+        {
+          for (int i = 0; i < 2; i++)
+            if ((err = gpufx_cuda_allow_smem (
+                   kuwa_fused_for<C, true> (false, i, true), rg_max))
+                != cudaSuccess)
+              return err;
+          allowed_rg.store (rg_max);
+        }
       /* A forced configuration the image cannot take (aligned tiles of an
-       * input off the lines) leaves nw at 0: then the plan chooses. */
-      for (int pass = 0, forced = kuwa_forced (&tp); nw == 0 && pass < 2;
+       * input off the lines, a ring too large) leaves nw at 0: then the
+       * plan chooses. */
+      for (int pass = 0, forced = kuwa_forced (&tp, &rg_f); nw == 0 && pass < 2;
            pass++, forced = -1)
-        for (int c = 0; c < 3; c++) /* residency: all, capped (2) */
+        for (int c = 0; c < 4; c++) /* residency: all, capped (2); ring */
           for (int i = 0; i < 8; i++)
             {
-              int    k = std::min (kuwa_sizes[i / 2], nw_max), bx, sh;
-              int    per_sm = per_sm_of[c][k].load ();
-              int    w = 64 * k - 2 * r, d = i & 1 ? line_dx : 0;
-              size_t sk = c ? kuwa_capped_smem (32 * k, KUWA_CAP_COLS[c - 1],
-                                                smem_sm.load ())
-                            : kuwa_fused_smem (32 * k, C);
+              int k = std::min (kuwa_sizes[i / 2], nw_max), bx, sh;
+              int w = 64 * k - 2 * r, d = i & 1 ? line_dx : 0;
+              int per_sm
+                = c == 3 ? per_sm_rg[k][r].load () : per_sm_of[c][k].load ();
+              size_t sk = c == 3 ? kuwa_ring_smem (32 * k, C, r)
+                          : c ? kuwa_capped_smem (32 * k, KUWA_CAP_COLS[c - 1],
+                                                  smem_sm.load ())
+                              : kuwa_fused_smem (32 * k, C);
               double cost;
 
-              if (forced >= 0 && (i != forced || c))
+              if (forced >= 0 && (i != forced || c != (rg_f ? 3 : 0)))
                 continue;
-              if (c && (sk < kuwa_fused_smem (32 * k, C) || sk > a))
+              if (c == 3 && (! rg_ok || sk > rg_max))
                 continue;
+              if (c == 1 || c == 2)
+                if (sk < kuwa_fused_smem (32 * k, C) || sk > a)
+                  continue;
               if (i & 1)
                 {
                   if (d < 0 || (w - d) / 8 * 8 < 8)
@@ -1225,14 +1379,19 @@ kuwa_launch (const CudaGeom  &g,
               if (per_sm == 0
                   && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
                        &per_sm,
-                       kuwa_fused_for<C> (kuwa_two_phase (k), false, g.alpha),
+                       kuwa_fused_for<C> (c == 3 ? false : kuwa_two_phase (k),
+                                          false, g.alpha, c == 3),
                        32 * k, sk)
                        == cudaSuccess
                   && per_sm > 0)
-                per_sm_of[c][k].store (per_sm);
-              if (c && (per_sm <= 0 || per_sm >= per_sm_of[0][k].load ()))
+                (c == 3 ? per_sm_rg[k][r] : per_sm_of[c][k]).store (per_sm);
+              if (c == 3 && per_sm <= 0)
+                continue;
+              if ((c == 1 || c == 2)
+                  && (per_sm <= 0 || per_sm >= per_sm_of[0][k].load ()))
                 continue; /* no fewer blocks than uncapped */
-              cost = kuwa_plan (out.w, out.h, r, k, w, i & 1, per_sm, &bx, &sh);
+              cost = kuwa_plan (out.w, out.h, r, k, w, i & 1, c == 3, per_sm,
+                                &bx, &sh);
               if (nw == 0 || cost < best)
                 {
                   nw = k;
@@ -1242,13 +1401,16 @@ kuwa_launch (const CudaGeom  &g,
                   dx = d;
                   al = i & 1;
                   smem = sk;
+                  rg = c == 3;
                   took_forced = forced >= 0;
                   best = cost;
                 }
             }
       dim3      grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
-      KuwaFused kern = kuwa_fused_for<C> (
-        (tp && took_forced) || kuwa_two_phase (nw), al, g.alpha);
+      KuwaFused kern
+        = rg ? kuwa_fused_for<C> (false, al, g.alpha, true)
+             : kuwa_fused_for<C> ((tp && took_forced) || kuwa_two_phase (nw),
+                                  al, g.alpha);
 
       kern<<<grid, 32 * nw, smem, stream>>> (g, in, out, r, seg_h, tw, dx);
       return cudaGetLastError ();
