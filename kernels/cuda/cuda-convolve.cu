@@ -332,6 +332,7 @@ __launch_bounds__ (CONV_TX *CONV_TY, 2) conv_kernel (CudaGeom  g,
         {
           /* The window's first 3 rows reach output rows 0 .. t, its last
            * 3 rows t - MH + 1 .. 3, the others all 4. */
+          static_assert (CONV_RPT == 4, "the rows below assume 4 per thread");
 #define CONV_ROW(T, LO, HI)                                                    \
   conv_tile_row<C, MW, LO, HI> (acc, row0 + rs * (T), ps, wsh + ws * (T), ws,  \
                                 ng, T, kh)

@@ -1084,66 +1084,6 @@ kuwa_capped_smem (int nt, int cols, int smem_sm)
  * picks the same; every pick was within 4.5% of the fastest measured
  * configuration but at 1080p r = 21 and 25 (2 warps, 13% and 9%). */
 static double
-kuwa_plan_at (int  w,
-              int  h,
-              int  r,
-              int  nw,
-              int  tw,
-              bool al,
-              bool rg,
-              int  per_sm,
-              bool down,
-              int *nbx,
-              int *seg_h)
-{
-  const int sms = std::max (gpufx_cuda_limits.sm_count, 1);
-  int       sh = 32 + 2 * r;
-  double    rate = 200 + 3 * nw;
-  long      nb;
-
-  *nbx = gpufx_cuda_div_up (w, tw);
-  if (per_sm > 0 && gpufx_cuda_limits.sm_count > 0)
-    {
-      long slots = (long) per_sm * sms;
-      long n = (long) *nbx * gpufx_cuda_div_up (h, sh);
-      long waves = std::max (1L, (n + (down ? 0 : slots / 2)) / slots);
-      int  nby = (int) std::max (1L, waves * slots / *nbx);
-
-      sh = std::max ((int) gpufx_cuda_div_up (h, nby), std::min (sh, 16 + r));
-    }
-  *seg_h = sh;
-  nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
-  if (rg) /* see KUWA_RING_ROW */
-    rate -= nw == 8 ? 14 : 0;
-  else if (gpufx_cuda_limits.cc_major >= 9) /* one phase, the split barrier */
-    rate -= nw == KUWA_NT / 32 ? 28 : nw == 8 ? 7 : 0;
-  if (al && nw >= 4)
-    rate *= nw == 4 ? 0.98 : 0.97;
-  /* Fewer than KUWA_NT / 32 warps resident per SM hide less latency: the
-   * time over (warps / 16)^0.35, fitted with capped residency (see
-   * KUWA_CAP_COLS) on H100 RGBA forced-configuration sweeps at 4K and
-   * 1080p, r = 1..30 (round 20: 0.35 to 0.4 pick the same; at 4K and for
-   * full residency at 1080p the same picks as without it). */
-  if (per_sm > 0)
-    {
-      long wps = std::min ((long) per_sm, (nb + sms - 1) / sms) * nw;
-
-      if (wps < KUWA_NT / 32)
-        rate /= pow ((double) wps / (KUWA_NT / 32), rg ? KUWA_RING_OCC : 0.35);
-    }
-  if (rg) /* the ring: r + 1 start rows, r rows without a pick */
-    return (double) ((nb + sms - 1) / sms) * 64 * nw
-           * (20.0 * KUWA_RING_ROW * std::min (sh, h) + 3.0 * (r + 1)
-              + 20.0 * KUWA_RING_FILL * r)
-           * rate;
-  return (double) ((nb + sms - 1) / sms) * 64 * nw
-         * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * rate;
-}
-
-/* kuwa_plan_at with the waves rounded to the nearest; the ring also
- * weighs them rounded down (taller segments, fewer of its starts and
- * fills; at one block per SM nothing overlaps them). */
-static double
 kuwa_plan (int  w,
            int  h,
            int  r,
@@ -1155,22 +1095,65 @@ kuwa_plan (int  w,
            int *nbx,
            int *seg_h)
 {
-  double t = kuwa_plan_at (w, h, r, nw, tw, al, rg, per_sm, false, nbx, seg_h);
-  int    bx, sh;
+  const int sms = std::max (gpufx_cuda_limits.sm_count, 1);
+  double    best = 0;
 
-  if (rg)
+  *nbx = gpufx_cuda_div_up (w, tw);
+  /* The waves rounded to the nearest; the ring also weighs them rounded
+   * down (taller segments, fewer of its starts and fills; at one block
+   * per SM nothing overlaps them). */
+  for (int down = 0; down <= (int) rg; down++)
     {
-      double t2
-        = kuwa_plan_at (w, h, r, nw, tw, al, rg, per_sm, true, &bx, &sh);
+      int    sh = 32 + 2 * r;
+      double rate = 200 + 3 * nw;
+      double t;
+      long   nb;
 
-      if (t2 < t)
+      if (per_sm > 0 && gpufx_cuda_limits.sm_count > 0)
         {
-          t = t2;
-          *nbx = bx;
+          long slots = (long) per_sm * sms;
+          long n = (long) *nbx * gpufx_cuda_div_up (h, sh);
+          long waves = std::max (1L, (n + (down ? 0 : slots / 2)) / slots);
+          int  nby = (int) std::max (1L, waves * slots / *nbx);
+
+          sh = std::max ((int) gpufx_cuda_div_up (h, nby),
+                         std::min (sh, 16 + r));
+        }
+      nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
+      if (rg) /* see KUWA_RING_ROW */
+        rate -= nw == 8 ? 14 : 0;
+      else if (gpufx_cuda_limits.cc_major >= 9) /* one phase, split barrier */
+        rate -= nw == KUWA_NT / 32 ? 28 : nw == 8 ? 7 : 0;
+      if (al && nw >= 4)
+        rate *= nw == 4 ? 0.98 : 0.97;
+      /* Fewer than KUWA_NT / 32 warps resident per SM hide less latency:
+       * the time over (warps / 16)^0.35, fitted with capped residency (see
+       * KUWA_CAP_COLS) on H100 RGBA forced-configuration sweeps at 4K and
+       * 1080p, r = 1..30 (round 20: 0.35 to 0.4 pick the same; at 4K and
+       * for full residency at 1080p the same picks as without it). */
+      if (per_sm > 0)
+        {
+          long wps = std::min ((long) per_sm, (nb + sms - 1) / sms) * nw;
+
+          if (wps < KUWA_NT / 32)
+            rate
+              /= pow ((double) wps / (KUWA_NT / 32), rg ? KUWA_RING_OCC : 0.35);
+        }
+      if (rg) /* the ring: r + 1 start rows, r rows without a pick */
+        t = (double) ((nb + sms - 1) / sms) * 64 * nw
+            * (20.0 * KUWA_RING_ROW * std::min (sh, h) + 3.0 * (r + 1)
+               + 20.0 * KUWA_RING_FILL * r)
+            * rate;
+      else
+        t = (double) ((nb + sms - 1) / sms) * 64 * nw
+            * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * rate;
+      if (down == 0 || t < best)
+        {
+          best = t;
           *seg_h = sh;
         }
     }
-  return t;
+  return best;
 }
 
 /* The block sizes kuwa_launch weighs, in warps. */
@@ -1281,7 +1264,9 @@ kuwa_launch (const CudaGeom  &g,
       /* The ring: sm_90+ (one phase), V compiled in. */
       const bool rg_ok
         = gpufx_cuda_limits.cc_major >= 9 && kuwa_va_fits<C> (g.alpha);
-      const size_t rg_max
+      /* The most dynamic shared memory a block may ask (2 KB left for
+       * the static). */
+      const size_t smem_max
         = (size_t) std::max (gpufx_cuda_limits.smem - 2048, 0);
       double      best = 0;
       size_t      smem = 0;
@@ -1319,11 +1304,11 @@ kuwa_launch (const CudaGeom  &g,
             smem_sm.store (-1);
         }
       /* The most that a capped launch asks (one block per SM). */
-      const size_t a = std::max (
-        kuwa_fused_smem (32 * nw_max, C),
-        std::min ((size_t) std::max (gpufx_cuda_limits.smem - 2048, 0),
-                  kuwa_capped_smem (KUWA_CAP_COLS[0] / 2, KUWA_CAP_COLS[0],
-                                    smem_sm.load ())));
+      const size_t a
+        = std::max (kuwa_fused_smem (32 * nw_max, C),
+                    std::min (smem_max, kuwa_capped_smem (KUWA_CAP_COLS[0] / 2,
+                                                          KUWA_CAP_COLS[0],
+                                                          smem_sm.load ())));
 
       if (a > allowed.load ())
         {
@@ -1336,14 +1321,14 @@ kuwa_launch (const CudaGeom  &g,
               return err;
           allowed.store (a);
         }
-      if (rg_ok && rg_max > allowed_rg.load ())
+      if (rg_ok && smem_max > allowed_rg.load ())
         {
           for (int i = 0; i < 2; i++)
             if ((err = gpufx_cuda_allow_smem (
-                   kuwa_fused_for<C, true> (false, i, true), rg_max))
+                   kuwa_fused_for<C, true> (false, i, true), smem_max))
                 != cudaSuccess)
               return err;
-          allowed_rg.store (rg_max);
+          allowed_rg.store (smem_max);
         }
       /* A forced configuration the image cannot take (aligned tiles of an
        * input off the lines, a ring too large) leaves nw at 0: then the
@@ -1365,7 +1350,7 @@ kuwa_launch (const CudaGeom  &g,
 
               if (forced >= 0 && (i != forced || c != (rg_f ? 3 : 0)))
                 continue;
-              if (c == 3 && (! rg_ok || sk > rg_max))
+              if (c == 3 && (! rg_ok || sk > smem_max))
                 continue;
               if (c == 1 || c == 2)
                 if (sk < kuwa_fused_smem (32 * k, C) || sk > a)
