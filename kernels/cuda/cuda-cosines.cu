@@ -8,6 +8,7 @@
 #include "gaussian-plan.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 struct LinesCosines
 {
@@ -84,6 +85,12 @@ __constant__ LinesCosines lines_cos[2];
  * per term at large r).  Positions outside the image are mapped without
  * divisions: clamp and zero directly, mirror and wrap by stepping the
  * mapped index of consecutive positions (map_start, map_next).
+ * Columns under clamp and zero where r is short against the line (SOLO):
+ * each chunk (a warp) sums its first output's window itself, the image
+ * part by Goertzel and the padding in closed form as FLAT does, in
+ * relative phase; no phase 1 over the line, no shared memory, no barrier,
+ * and the walk (at most 2r + 1 samples per chunk) replaces FLAT's walk of
+ * the whole line.
  * Rows of 4 channels that fit twice in an SM's shared memory (RS) are
  * copied there whole first (one row per block, 4 lanes x 32 chunks, S
  * odd so that the chunks of a warp read different banks): phase 1 and
@@ -290,7 +297,8 @@ enum
   COS_PADDED,   /* the padded line (mirror, wrap; short r) */
   COS_FLAT,     /* the image (clamp, zero)                 */
   COS_PERIODIC, /* one period (mirror, wrap; long r)       */
-  COS_MIRROR    /* the image, mirror (whole lines)         */
+  COS_MIRROR,   /* the image, mirror (whole lines)         */
+  COS_SOLO      /* columns, clamp / zero: each chunk alone */
 };
 
 __host__ __device__ constexpr int
@@ -325,7 +333,9 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
                    CosBlock<AXIS, RS>::min_blocks)
   lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
 {
-  constexpr bool            FLAT = MODE == COS_FLAT;
+  /* SOLO keeps FLAT's border semantics (image positions, runs). */
+  constexpr bool            SOLO = MODE == COS_SOLO;
+  constexpr bool            FLAT = MODE == COS_FLAT || SOLO;
   constexpr bool            PER = MODE == COS_PERIODIC;
   constexpr bool            MIR = MODE == COS_MIRROR;
   constexpr int             LANES = CosBlock<AXIS, RS>::lanes;
@@ -360,13 +370,18 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
                    ? max (max ((len + NCH - 1) / NCH, (ni + NCH - 1) / NCH), 1)
                  : PER ? (per + NCH - 1) / NCH
                        : (np + NCH) / NCH; /* NCH * S > np */
-  /* RS: S odd, so that the chunks of a warp read different banks. */
-  const int S = RS ? S0 | 1 : S0;
+  /* RS: S odd, so that the chunks of a warp read different banks.
+   * SOLO: chunks of the outputs alone. */
+  const int S = SOLO ? max ((len + NCH - 1) / NCH, 1) : RS ? S0 | 1 : S0;
   const int j0 = t * S;
+  /* SOLO: the window of the chunk's first output, its image part
+   * [sol_lo, sol_hi), which the plane holds (none past the outputs). */
+  const int sol_lo = max (o0 + j0 - r, 0);
+  const int sol_hi = j0 < len ? min (o0 + j0 + r + 1, n) : sol_lo;
   /* Where this chunk's phase-1 samples start (image position) and how
-   * many there are. */
-  const int    pw = pbase + j0;
-  const int    N = max (0, min (S, nw - j0));
+   * many there are (SOLO: the window's image part). */
+  const int    pw = SOLO ? sol_lo : pbase + j0;
+  const int    N = SOLO ? sol_hi - sol_lo : max (0, min (S, nw - j0));
   const float *base;
   ptrdiff_t    step;
   /* e^{i pi q / L} at the chunk's last sample and its first output: RS
@@ -456,6 +471,8 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   constexpr bool HINT = COS_HINT && AXIS == 1 && ! RS;
   auto           ld1
     = [&] (const float *q) -> float { return HINT ? __ldcs (q) : ld (q); };
+  /* Phase 1's loads: SOLO's window is read again by the low stream. */
+  auto ldw = [&] (const float *q) -> float { return SOLO ? ld (q) : ld1 (q); };
   /* The sample at image position p (border mapped; 0 outside under
    * zero).  Clamp and zero need no division. */
   auto at = [&] (int p) -> float {
@@ -578,7 +595,7 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
 
 #pragma unroll
         for (int u = 0; u < U; u++)
-          cur[u] = ld1 (q + (ptrdiff_t) u * step);
+          cur[u] = ldw (q + (ptrdiff_t) u * step);
         q += (ptrdiff_t) U * step;
         for (done = U; done + U <= cnt; done += U)
           {
@@ -586,7 +603,7 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
 
 #pragma unroll
             for (int u = 0; u < U; u++)
-              nxt[u] = ld1 (q + (ptrdiff_t) u * step);
+              nxt[u] = ldw (q + (ptrdiff_t) u * step);
             q += (ptrdiff_t) U * step;
 #pragma unroll
             for (int u = 0; u < U; u++)
@@ -681,7 +698,9 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   const int bl = min (b1, b2), bh = max (b1, b2);
   const int a = (2 * r + 1) / S, b = (2 * r + 1) % S;
 
-  if (MIR)
+  if (SOLO)
+    walk (0, N);
+  else if (MIR)
     {
       /* Family f (end f >> 1, segment s0 + (f & 1)): its offset b within
        * the chunks and the output chunk tgt whose window end this chunk
@@ -781,14 +800,16 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
       keep (0, N,
             HOIST ? cs_n : lines_cs ((long long) pw + N - 1, L, k.inv_period));
     }
-  __syncthreads ();
+  /* (SOLO: no shared memory, no barrier; every warp goes alone.) */
+  if (! SOLO)
+    __syncthreads ();
 
   /* The chunk totals become their running sums over the chunks
    * (inclusive), so that the sum over any run of chunks is one
    * difference: one thread per (lane, term). */
   constexpr int TS = MODE == COS_PADDED ? 0 : 2; /* the totals' slot */
 
-  for (int q = t * LANES + lane; q < LANES * NT; q += LANES * NCH)
+  for (int q = t * LANES + lane; ! SOLO && q < LANES * NT; q += LANES * NCH)
     {
       double2  acc = make_double2 (0.0, 0.0);
       double2 *v = cos_smem + (TS * NCH * NT + q / LANES) * LANES + q % LANES;
@@ -828,18 +849,25 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
           slot (3, 0, m) = rr;
         }
     }
-  __syncthreads ();
+  if (! SOLO)
+    __syncthreads ();
 
   if (! active || j0 >= len)
     return;
 
-  /* The window sum of output o = o0 + j0, wsum = e^{i w o} T[o]. */
+  /* The window sum of output o = o0 + j0, wsum = e^{i w o} T[o]
+   * (SOLO: T[o] itself, zo = 1). */
   const int o = o0 + j0, pl = o - r, ph = o + r + 1;
   double2   wsum[NT];
   double2   z[NT];
   double2   zo[NT]; /* e^{i w o} */
 
-  lines_expand<NT> (HOIST ? cs_o : lines_cs (o, L, k.inv_period), zo);
+  if (SOLO)
+#pragma unroll
+    for (int m = 0; m < NT; m++)
+      zo[m] = make_double2 (1.0, 0.0);
+  else
+    lines_expand<NT> (HOIST ? cs_o : lines_cs (o, L, k.inv_period), zo);
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
@@ -933,7 +961,58 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
                                fma (d[i].x, e[i].y, d[i].y * e[i].x));
       }
   };
-  if (MIR)
+  if (SOLO)
+    {
+      /* The walk summed x_q for q in [pw, pw + N): conj (s1 - e^{-iw}
+       * s2) = sum_q x_q e^{-iw (pw + N - 1 - q)}, so T[o] gets it times
+       * e^{iw (pw + N - 1 - o)}: e^{iwr} where the window's high end lies
+       * in the image, else from its offset (less than r). */
+      if (pw + N - 1 == o + r)
+#pragma unroll
+        for (int m = 0; m < NT; m++)
+          z[m] = make_double2 (k.cos_r[m], k.sin_r[m]);
+      else
+        lines_powers<NT> (pw + N - 1 - o, L, k.inv_period, z);
+#pragma unroll
+      for (int m = 0; m < NT; m++)
+        {
+          const double hre = fma (-k.cos_w[m], s2[m], s1[m]);
+          const double him = -k.sin_w[m] * s2[m];
+
+          wsum[m] = make_double2 (hre * z[m].x - him * z[m].y,
+                                  hre * z[m].y + him * z[m].x);
+        }
+      if (g.border == GPUFX_BORDER_CLAMP)
+        {
+          /* edge value * sum_{ka <= k < kb} e^{iwk} (k relative to o):
+           * e^{iw ka} = ea, e^{iw kb} = eb (computed), m = 0 a count. */
+          auto pad = [&] (int ka, int kb, bool low, float xe) {
+            double2 e[NT];
+
+            lines_powers<NT> (low ? kb : ka, L, k.inv_period, e);
+            wsum[0].x += (double) xe * (kb - ka);
+#pragma unroll
+            for (int m = 1; m < NT; m++)
+              {
+                /* low: ka = -r, e^{-iwr}; high: kb = r + 1, e^{iw (r+1)} */
+                const double2 ec
+                  = low ? make_double2 (k.cos_r[m], -k.sin_r[m])
+                        : make_double2 (k.cos_r1[m], k.sin_r1[m]);
+                const double dre = low ? e[m].x - ec.x : ec.x - e[m].x;
+                const double dim = low ? e[m].y - ec.y : ec.y - e[m].y;
+
+                wsum[m].x += xe * (dre * k.inv_re[m] - dim * k.inv_im[m]);
+                wsum[m].y += xe * (dre * k.inv_im[m] + dim * k.inv_re[m]);
+              }
+          };
+
+          if (pl < 0)
+            pad (-r, -o, true, ld (base));
+          if (ph > n)
+            pad (n - o, r + 1, false, ld (base + (ptrdiff_t) (n - 1) * step));
+        }
+    }
+  else if (MIR)
     {
       /* W = G(o + r + 1) - G(o - r), G(q) the sum over the mirrored
        * line's positions [0, q) in absolute phase (q < 0: minus the sum
@@ -1512,6 +1591,62 @@ cosines_launch (const CudaGeom  &g,
   return cudaGetLastError ();
 }
 
+/* The image samples that the windows of SOLO's nch chunk starts hold
+ * (o0 the first output, len outputs, n the line, r the radius). */
+static long long
+cosines_solo_walk (int o0, int len, int n, int r, int nch)
+{
+  const int S = (len + nch - 1) / nch;
+  long long w = 0;
+
+  for (int j = 0; j < len; j += S)
+    w += min (o0 + j + r + 1, n) - max (o0 + j - r, 0);
+  return w;
+}
+
+/* Columns under clamp and zero: the chunks of SOLO (0: FLAT instead).
+ * GPUFX_CUDA_COS_SOLO (a testing aid read per launch) = 0 never takes
+ * SOLO, 1 to 8 takes it with that many chunks. */
+static int
+cosines_solo_chunks (const CudaGeom &g, const CudaPlane &out, int radius)
+{
+  const char *e = getenv ("GPUFX_CUDA_COS_SOLO");
+  const int   n = g.image_h, len = out.h;
+
+  if (e && *e >= '0' && *e <= '8')
+    return *e - '0';
+  /* 3 chunks where their windows hold at most 0.7 of the line and the
+   * grid has 10 warps per SM: 4K sigma <= 75 (H100, 4K RGBA, gcos22:
+   * columns sigma 16 / 25 / 50 0.205 / 0.204 / 0.201 -> 0.152 / 0.163 /
+   * 0.180 ms; 4 chunks within 1% but less steady; 1 or 2 chunks had too
+   * few warps, 6 or 8 walked too much; at sigma 100 3 chunks were 2%
+   * faster, 4 chunks and from sigma 200 every count slower than FLAT). */
+  const int nch = 3, blocks = gpufx_cuda_div_up (out.w * g.channels, 32);
+
+  if (blocks * nch >= 10 * gpufx_cuda_limits.sm_count
+      && 10 * cosines_solo_walk (out.y0, len, n, radius, nch) <= 7LL * len)
+    return nch;
+  return 0;
+}
+
+/* SOLO: each chunk (a warp of 32 lanes) sums its first output's window
+ * itself: no phase 1 over the line, no shared memory, no barrier. */
+template <int NT>
+static cudaError_t
+cosines_launch_solo (const CudaGeom  &g,
+                     const CudaPlane &in,
+                     const CudaPlane &out,
+                     int              nch,
+                     cudaStream_t     stream)
+{
+  const int n_lines = out.w * g.channels;
+  dim3      grid (gpufx_cuda_div_up (n_lines, 32)), block (32, nch);
+
+  lines_cosines_kernel<NT, 1, COS_SOLO, false>
+    <<<grid, block, 0, stream>>> (g, in, out);
+  return cudaGetLastError ();
+}
+
 template <int NT, int AXIS>
 static cudaError_t
 cosines_launch (const CudaGeom  &g,
@@ -1525,7 +1660,15 @@ cosines_launch (const CudaGeom  &g,
   const int per = lines_border_period (n, g.border);
 
   if (g.border == GPUFX_BORDER_CLAMP || g.border == GPUFX_BORDER_ZERO)
-    return cosines_launch<NT, AXIS, COS_FLAT> (g, in, out, stream);
+    {
+      const int nch = AXIS == 1 && COS_COL_LANES == 32
+                        ? cosines_solo_chunks (g, out, radius)
+                        : 0;
+
+      if (nch > 0)
+        return cosines_launch_solo<NT> (g, in, out, nch, stream);
+      return cosines_launch<NT, AXIS, COS_FLAT> (g, in, out, stream);
+    }
   if (g.border == GPUFX_BORDER_MIRROR && COS_MIR)
     {
       /* A mirrored line of 1 repeats its pixel: clamp.  Else where the

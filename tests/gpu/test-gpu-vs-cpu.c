@@ -18,8 +18,9 @@
  * and GPUFX_CUDA_MEM_LIMIT (two more) for many bands and for no room, the
  * Kuwahara blocks case GPUFX_CUDA_KUWA_BLOCK for the block sizes and tilings
  * that only large images take, and for the two-phase kernels that only GPUs
- * before sm_90 take, and the convtc group GPUFX_CUDA_CONV_TC for the
- * convolution's tensor-core path at small matrices too.
+ * before sm_90 take, the convtc group GPUFX_CUDA_CONV_TC for the
+ * convolution's tensor-core path at small matrices too, and the gaussian
+ * group GPUFX_CUDA_COS_SOLO for the cosine columns' lone chunks.
  */
 #include "gpufx.h"
 
@@ -340,6 +341,59 @@ test_gaussian (void)
       snprintf (what, sizeof what, "gaussian %g,%g", sig[s][0], sig[s][1]);
       each_shape (what, &f);
     }
+}
+
+/* The cosine columns under clamp and zero with each chunk summing its
+ * own first window (SOLO), forced through GPUFX_CUDA_COS_SOLO (a testing
+ * aid the CUDA backend reads per launch) to 1, 2, 3 and 8 chunks: windows
+ * past both ends, chunks past the line, a region and 7-row bands (the
+ * plane holds only what the band needs). */
+static void
+test_gaussian_solo (void)
+{
+  static const char *const  nch[] = { "1", "2", "3", "8" };
+  static const double       sig[][2]
+    = { { 2, 16 }, { 33, 40 }, { 0, 200 }, { 20, 1500 } };
+  static const GpufxBorder  borders[] = { GPUFX_BORDER_CLAMP, GPUFX_BORDER_ZERO };
+  static const Shape        big = { 301, 203, 4, 3 };
+  GpufxFilter               f;
+  GpufxRect                 whole = { 0, 0, big.w, big.h };
+  GpufxRect                 dr = { 37, 21, 90, 101 };
+  char                      what[96], name[160];
+
+  gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+  for (size_t i = 0; i < sizeof nch / sizeof nch[0]; i++)
+    {
+      if (quick && i != 2)
+        continue;
+      setenv ("GPUFX_CUDA_COS_SOLO", nch[i], 1);
+      for (size_t k = 0; k < sizeof sig / sizeof sig[0]; k++)
+        {
+          if (quick && k % 2)
+            continue;
+          f.gaussian.std_dev_x = sig[k][0];
+          f.gaussian.std_dev_y = sig[k][1];
+          snprintf (what, sizeof what, "gaussian solo %s %g,%g", nch[i],
+                    sig[k][0], sig[k][1]);
+          each_shape (what, &f);
+          for (int b = 0; b < 2; b++)
+            {
+              f.border = borders[b];
+              snprintf (name, sizeof name, "%s 301x203x4 %s", what,
+                        gpufx_border_name (f.border));
+              check_region (name, &f, big, whole, 0);
+              snprintf (name, sizeof name, "%s region 90x101 %s", what,
+                        gpufx_border_name (f.border));
+              check_region (name, &f, big, dr, 0);
+              setenv ("GPUFX_CUDA_BAND_ROWS", "7", 1);
+              snprintf (name, sizeof name, "%s 7-row bands %s", what,
+                        gpufx_border_name (f.border));
+              check_region (name, &f, big, whole, 0);
+              unsetenv ("GPUFX_CUDA_BAND_ROWS");
+            }
+        }
+    }
+  unsetenv ("GPUFX_CUDA_COS_SOLO");
 }
 
 /* Mirror's cosines over the image only (the fold points kept per chunk):
@@ -785,6 +839,7 @@ main (int argc, char **argv)
     {
       test_gaussian ();
       test_gaussian_mirror ();
+      test_gaussian_solo ();
     }
   if (wanted ("sobel"))
     test_sobel ();
