@@ -995,11 +995,11 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
             for (int m = 1; m < NT; m++)
               {
                 /* low: ka = -r, e^{-iwr}; high: kb = r + 1, e^{iw (r+1)} */
-                const double2 ec
-                  = low ? make_double2 (k.cos_r[m], -k.sin_r[m])
-                        : make_double2 (k.cos_r1[m], k.sin_r1[m]);
-                const double dre = low ? e[m].x - ec.x : ec.x - e[m].x;
-                const double dim = low ? e[m].y - ec.y : ec.y - e[m].y;
+                const double2 ec = low
+                                     ? make_double2 (k.cos_r[m], -k.sin_r[m])
+                                     : make_double2 (k.cos_r1[m], k.sin_r1[m]);
+                const double  dre = low ? e[m].x - ec.x : ec.x - e[m].x;
+                const double  dim = low ? e[m].y - ec.y : ec.y - e[m].y;
 
                 wsum[m].x += xe * (dre * k.inv_re[m] - dim * k.inv_im[m]);
                 wsum[m].y += xe * (dre * k.inv_im[m] + dim * k.inv_re[m]);

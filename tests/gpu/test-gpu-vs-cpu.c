@@ -351,15 +351,16 @@ test_gaussian (void)
 static void
 test_gaussian_solo (void)
 {
-  static const char *const  nch[] = { "1", "2", "3", "8" };
-  static const double       sig[][2]
+  static const char *const nch[] = { "1", "2", "3", "8" };
+  static const double      sig[][2]
     = { { 2, 16 }, { 33, 40 }, { 0, 200 }, { 20, 1500 } };
-  static const GpufxBorder  borders[] = { GPUFX_BORDER_CLAMP, GPUFX_BORDER_ZERO };
-  static const Shape        big = { 301, 203, 4, 3 };
-  GpufxFilter               f;
-  GpufxRect                 whole = { 0, 0, big.w, big.h };
-  GpufxRect                 dr = { 37, 21, 90, 101 };
-  char                      what[96], name[160];
+  static const GpufxBorder borders[]
+    = { GPUFX_BORDER_CLAMP, GPUFX_BORDER_ZERO };
+  static const Shape big = { 301, 203, 4, 3 };
+  GpufxFilter        f;
+  GpufxRect          whole = { 0, 0, big.w, big.h };
+  GpufxRect          dr = { 37, 21, 90, 101 };
+  char               what[96], name[160];
 
   gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
   for (size_t i = 0; i < sizeof nch / sizeof nch[0]; i++)
