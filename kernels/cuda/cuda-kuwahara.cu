@@ -1046,6 +1046,17 @@ static const int KUWA_CAP_COLS[2] = { 512, 768 };
 #define KUWA_RING_FILL 1.0
 #define KUWA_RING_OCC  0.5
 
+/* The ring's aligned 4-warp blocks, rated as a factor (in place of 0.98,
+ * see kuwa_plan): at equal residency (16 warps at 4K r = 1, 2, 1080p r = 2;
+ * 8 warps at 4K and 1080p r = 8) the 4-warp aligned ring ran 0.4-2.2%
+ * faster than the 8-warp one, where the 0.98 rating had it 2% slower
+ * (H100 RGBA, round 22, call 2: build-kuwa22; the measured over the modelled
+ * ratio is 0.969 on those five, so 0.98 x 0.969).  From 0.945 to 0.96 the
+ * same picks: 4K r = 3, 4, 8 and 1080p r = 1, 2, 8 take 4 warps instead
+ * of 8; 4K r = 5 (4 warps 2% faster at 12 warps resident against 16)
+ * stays at 8, which the residency term cannot give without moving others. */
+#define KUWA_RING_AL4 0.95
+
 /* The dynamic shared memory that caps a block of nt threads (2 nt tile
  * columns) at cols columns per SM, given smem_sm per SM; 0 where no
  * block would fit.  3 KB per block are left for the static and the
@@ -1072,16 +1083,16 @@ kuwa_capped_smem (int nt, int cols, int smem_sm)
  * or one within 1-2%; 16-warp blocks, one per SM, it picks at 4K for
  * r >= 22, where their halo of 2r in 1024 columns pays: 3-4% faster than
  * 8 warps at r = 25 and 30).  Round 11 (H100): aligned tiles (al, tw a
- * multiple of 8, see kuwa_launch) are rated 2% (4 warps) and 3% (8 and
- * 16) faster, none at 2 warps, and 16-warp blocks on sm_90+ 11% faster
- * (the split barrier 5%; round 13, the one-phase pick with each box's
- * variance once, 7-10% more): at 4K this picks 16 warps aligned from
- * r = 9 on.  Round 14 (H100): on sm_90+ every size runs one phase (see
- * kuwa_fused_for), and 8-warp blocks are rated 7 units faster: at 4K this
- * picks 2 warps at r <= 4, 4 aligned at r = 5..8, 8 aligned at r = 9..16
- * (one phase: 2-3% faster than 16 warps there) and 16 aligned from r = 17
- * on, at 1080p the same sizes as before; any rating from 5 to 9 units off
- * picks the same; every pick was within 4.5% of the fastest measured
+ * multiple of 8, see kuwa_launch) are rated 2% (4 warps; the ring: see
+ * KUWA_RING_AL4) and 3% (8 and 16) faster, none at 2 warps, and 16-warp
+ * blocks on sm_90+ 11% faster (the split barrier 5%; round 13, the
+ * one-phase pick with each box's variance once, 7-10% more): at 4K this
+ * picks 16 warps aligned from r = 9 on.  Round 14 (H100): on sm_90+ every size
+ * runs one phase (see kuwa_fused_for), and 8-warp blocks are rated 7 units
+ * faster: at 4K this picks 2 warps at r <= 4, 4 aligned at r = 5..8, 8 aligned
+ * at r = 9..16 (one phase: 2-3% faster than 16 warps there) and 16 aligned from
+ * r = 17 on, at 1080p the same sizes as before; any rating from 5 to 9 units
+ * off picks the same; every pick was within 4.5% of the fastest measured
  * configuration but at 1080p r = 21 and 25 (2 warps, 13% and 9%). */
 static double
 kuwa_plan (int  w,
@@ -1125,7 +1136,7 @@ kuwa_plan (int  w,
       else if (gpufx_cuda_limits.cc_major >= 9) /* one phase, split barrier */
         rate -= nw == KUWA_NT / 32 ? 28 : nw == 8 ? 7 : 0;
       if (al && nw >= 4)
-        rate *= nw == 4 ? 0.98 : 0.97;
+        rate *= nw == 4 ? (rg ? KUWA_RING_AL4 : 0.98) : 0.97;
       /* Fewer than KUWA_NT / 32 warps resident per SM hide less latency:
        * the time over (warps / 16)^0.35, fitted with capped residency (see
        * KUWA_CAP_COLS) on H100 RGBA forced-configuration sweeps at 4K and
