@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1248,6 +1249,38 @@ kuwa_fused_for (bool tp, bool al, int a, bool rg = false)
                              : kuwa_fused_for<C, false> (tp, al);
 }
 
+/* What kuwa_launch chose for one job, and what the choice depends on.
+ * The plan weighs up to 64 configurations (kuwa_plan, with pow) on the
+ * host before each launch, while the GPU waits: a few microseconds that a
+ * preview or a batch paid again for the same size and radius (round 22:
+ * 2-4 us inferred from forced against planned launches, 1-2% of a 4K
+ * job).  So the last few choices are kept, per channel count. */
+struct KuwaChoice
+{
+  int    nw, nbx, seg_h, tw, dx;
+  bool   al, rg, took_forced;
+  size_t smem;
+};
+
+struct KuwaPick
+{
+  /* The key: the job's shape and everything else the choice reads. */
+  int        w, h, r, alpha, line_dx, smem_limit, sms, forced;
+  bool       tp_f, rg_f;
+  KuwaChoice choice;
+};
+
+#define KUWA_PICKS 4
+
+static bool
+kuwa_pick_same (const KuwaPick &a, const KuwaPick &b)
+{
+  return a.w == b.w && a.h == b.h && a.r == b.r && a.alpha == b.alpha
+         && a.line_dx == b.line_dx && a.smem_limit == b.smem_limit
+         && a.sms == b.sms && a.forced == b.forced && a.tp_f == b.tp_f
+         && a.rg_f == b.rg_f;
+}
+
 template <int C>
 static cudaError_t
 kuwa_launch (const CudaGeom  &g,
@@ -1268,10 +1301,13 @@ kuwa_launch (const CudaGeom  &g,
       static std::atomic<size_t> allowed;    /* dynamic shared memory set */
       static std::atomic<size_t> allowed_rg; /* the same, ring kernels */
       static std::atomic<int>    smem_sm;    /* shared memory per SM */
-      int  nw_max = KUWA_NT / 32, nw = 0, nbx = 0, seg_h = 0;
-      int  tw = 0, dx = 0, line_dx = -1;
-      bool al = false, tp = false, took_forced = false;
-      bool rg_f = false, rg = false;
+      KuwaChoice                 ch = {};
+      int &nw = ch.nw, &nbx = ch.nbx, &seg_h = ch.seg_h, &tw = ch.tw,
+          &dx = ch.dx;
+      bool   &al = ch.al, &rg = ch.rg, &took_forced = ch.took_forced;
+      size_t &smem = ch.smem;
+      int     nw_max = KUWA_NT / 32, line_dx = -1;
+      bool    tp = false, rg_f = false;
       /* The ring: sm_90+ (one phase), V compiled in. */
       const bool rg_ok
         = gpufx_cuda_limits.cc_major >= 9 && kuwa_va_fits<C> (g.alpha);
@@ -1280,7 +1316,6 @@ kuwa_launch (const CudaGeom  &g,
       const size_t smem_max
         = (size_t) std::max (gpufx_cuda_limits.smem - 2048, 0);
       double      best = 0;
-      size_t      smem = 0;
       cudaError_t err;
 
       /* RGBA input whose rows all start at the same phase of a 128-byte
@@ -1341,10 +1376,36 @@ kuwa_launch (const CudaGeom  &g,
               return err;
           allowed_rg.store (smem_max);
         }
+      static std::mutex picks_lock;
+      static KuwaPick   picks[KUWA_PICKS];
+      static int        n_picks, next_pick;
+      const int         forced0 = kuwa_forced (&tp, &rg_f);
+      KuwaPick          pick = { out.w,
+                                 out.h,
+                                 r,
+                                 g.alpha,
+                                 line_dx,
+                                 gpufx_cuda_limits.smem,
+                                 gpufx_cuda_limits.sm_count,
+                                 forced0,
+                                 tp,
+                                 rg_f };
+      bool              known = false;
+
+      {
+        std::lock_guard<std::mutex> hold (picks_lock);
+
+        for (int i = 0; i < n_picks && ! known; i++)
+          if (kuwa_pick_same (picks[i], pick))
+            {
+              ch = picks[i].choice;
+              known = true;
+            }
+      }
       /* A forced configuration the image cannot take (aligned tiles of an
        * input off the lines, a ring too large) leaves nw at 0: then the
        * plan chooses. */
-      for (int pass = 0, forced = kuwa_forced (&tp, &rg_f); nw == 0 && pass < 2;
+      for (int pass = 0, forced = forced0; nw == 0 && pass < 2;
            pass++, forced = -1)
         for (int c = 0; c < 4; c++) /* residency: all, capped (2); ring */
           for (int i = 0; i < 8; i++)
@@ -1402,6 +1463,17 @@ kuwa_launch (const CudaGeom  &g,
                   best = cost;
                 }
             }
+      if (nw == 0)
+        return cudaErrorInvalidConfiguration; /* no configuration fits */
+      if (! known)
+        {
+          std::lock_guard<std::mutex> hold (picks_lock);
+
+          pick.choice = ch;
+          picks[next_pick] = pick;
+          next_pick = (next_pick + 1) % KUWA_PICKS;
+          n_picks = std::min (n_picks + 1, KUWA_PICKS);
+        }
       dim3      grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
       KuwaFused kern
         = rg ? kuwa_fused_for<C> (false, al, g.alpha, true)
