@@ -1615,16 +1615,18 @@ cosines_solo_chunks (const CudaGeom &g, const CudaPlane &out, int radius)
 
   if (e && *e >= '0' && *e <= '8')
     return *e - '0';
-  /* 3 chunks where their windows hold at most 0.7 of the line and the
-   * grid has 10 warps per SM: 4K sigma <= 75 (H100, 4K RGBA, gcos22:
-   * columns sigma 16 / 25 / 50 0.205 / 0.204 / 0.201 -> 0.152 / 0.163 /
-   * 0.180 ms; 4 chunks within 1% but less steady; 1 or 2 chunks had too
-   * few warps, 6 or 8 walked too much; at sigma 100 3 chunks were 2%
-   * faster, 4 chunks and from sigma 200 every count slower than FLAT). */
+  /* 3 chunks where their windows hold no more samples than the line and
+   * the grid has 10 warps per SM: 4K sigma <= 107 (H100, 4K RGBA, round
+   * 22, columns FLAT -> 3 chunks: sigma 16 / 25 / 50 / 100 0.205 / 0.204
+   * / 0.201 / 0.195 -> 0.150 / 0.163 / 0.179 / 0.191 ms, both passes
+   * 0.384 / 0.392 / 0.387 / 0.384 -> 0.329 / 0.349 / 0.365 / 0.375 in two
+   * calls; sigma 200 0.184 -> 0.231, the windows hold 1.78 lines; 4 chunks
+   * within 1% but less steady; 1 or 2 chunks had too few warps, 6 or 8
+   * walked too much). */
   const int nch = 3, blocks = gpufx_cuda_div_up (out.w * g.channels, 32);
 
   if (blocks * nch >= 10 * gpufx_cuda_limits.sm_count
-      && 10 * cosines_solo_walk (out.y0, len, n, radius, nch) <= 7LL * len)
+      && cosines_solo_walk (out.y0, len, n, radius, nch) <= len)
     return nch;
   return 0;
 }
