@@ -1389,7 +1389,8 @@ kuwa_launch (const CudaGeom  &g,
                                  gpufx_cuda_limits.sm_count,
                                  forced0,
                                  tp,
-                                 rg_f };
+                                 rg_f,
+                                 {} };
       bool              known = false;
 
       {

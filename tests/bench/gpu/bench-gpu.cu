@@ -21,18 +21,7 @@
 #include <time.h>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do                                                                           \
-    {                                                                          \
-      cudaError_t e_ = (x);                                                    \
-      if (e_ != cudaSuccess)                                                   \
-        {                                                                      \
-          fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__,                   \
-                   cudaGetErrorString (e_));                                   \
-          exit (1);                                                            \
-        }                                                                      \
-    }                                                                          \
-  while (0)
+#include "bench-check.h"
 
 static const int NBUF = 4;
 static float    *g_in[NBUF], *g_out, *g_tmp;

@@ -21,18 +21,7 @@
 #include <stdlib.h>
 #include <vector>
 
-#define CK(x)                                                                  \
-  do                                                                           \
-    {                                                                          \
-      cudaError_t e_ = (x);                                                    \
-      if (e_ != cudaSuccess)                                                   \
-        {                                                                      \
-          fprintf (stderr, "%s:%d %s\n", __FILE__, __LINE__,                   \
-                   cudaGetErrorString (e_));                                   \
-          exit (1);                                                            \
-        }                                                                      \
-    }                                                                          \
-  while (0)
+#include "bench-check.h"
 
 static NppStreamContext ctx;
 static int              npp_failed;
