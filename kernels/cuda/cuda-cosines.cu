@@ -961,6 +961,23 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
                                fma (d[i].x, e[i].y, d[i].y * e[i].x));
       }
   };
+  /* Clamp's padding: the edge value xe times sum_{pa <= p < pb} e^{iwp}
+   * (SOLO: p relative to o, as its window sums are), z the scratch. */
+  auto clamp_pad = [&] (int pa, int pb, float xe) {
+    double2 za[NT];
+
+    lines_powers<NT> (pa, L, k.inv_period, za);
+    lines_powers<NT> (pb, L, k.inv_period, z);
+    wsum[0].x += (double) xe * (pb - pa);
+#pragma unroll
+    for (int m = 1; m < NT; m++)
+      {
+        const double dre = z[m].x - za[m].x, dim = z[m].y - za[m].y;
+
+        wsum[m].x += xe * (dre * k.inv_re[m] - dim * k.inv_im[m]);
+        wsum[m].y += xe * (dre * k.inv_im[m] + dim * k.inv_re[m]);
+      }
+  };
   if (SOLO)
     {
       /* The walk summed x_q for q in [pw, pw + N): conj (s1 - e^{-iw}
@@ -984,32 +1001,10 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
         }
       if (g.border == GPUFX_BORDER_CLAMP)
         {
-          /* edge value * sum_{ka <= k < kb} e^{iwk} (k relative to o):
-           * e^{iw ka} = ea, e^{iw kb} = eb (computed), m = 0 a count. */
-          auto pad = [&] (int ka, int kb, bool low, float xe) {
-            double2 e[NT];
-
-            lines_powers<NT> (low ? kb : ka, L, k.inv_period, e);
-            wsum[0].x += (double) xe * (kb - ka);
-#pragma unroll
-            for (int m = 1; m < NT; m++)
-              {
-                /* low: ka = -r, e^{-iwr}; high: kb = r + 1, e^{iw (r+1)} */
-                const double2 ec = low
-                                     ? make_double2 (k.cos_r[m], -k.sin_r[m])
-                                     : make_double2 (k.cos_r1[m], k.sin_r1[m]);
-                const double  dre = low ? e[m].x - ec.x : ec.x - e[m].x;
-                const double  dim = low ? e[m].y - ec.y : ec.y - e[m].y;
-
-                wsum[m].x += xe * (dre * k.inv_re[m] - dim * k.inv_im[m]);
-                wsum[m].y += xe * (dre * k.inv_im[m] + dim * k.inv_re[m]);
-              }
-          };
-
           if (pl < 0)
-            pad (-r, -o, true, ld (base));
+            clamp_pad (-r, -o, ld (base));
           if (ph > n)
-            pad (n - o, r + 1, false, ld (base + (ptrdiff_t) (n - 1) * step));
+            clamp_pad (n - o, r + 1, ld (base + (ptrdiff_t) (n - 1) * step));
         }
     }
   else if (MIR)
@@ -1107,27 +1102,10 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
         }
       if (g.border == GPUFX_BORDER_CLAMP)
         {
-          /* edge value * sum_{pa <= p < pb} e^{iwp} */
-          auto pad = [&] (int pa, int pb, float xe) {
-            double2 za[NT];
-
-            lines_powers<NT> (pa, L, k.inv_period, za);
-            lines_powers<NT> (pb, L, k.inv_period, z);
-            wsum[0].x += (double) xe * (pb - pa);
-#pragma unroll
-            for (int m = 1; m < NT; m++)
-              {
-                const double dre = z[m].x - za[m].x, dim = z[m].y - za[m].y;
-
-                wsum[m].x += xe * (dre * k.inv_re[m] - dim * k.inv_im[m]);
-                wsum[m].y += xe * (dre * k.inv_im[m] + dim * k.inv_re[m]);
-              }
-          };
-
           if (pl < 0)
-            pad (pl, min (ph, 0), ld (base));
+            clamp_pad (pl, min (ph, 0), ld (base));
           if (ph > n)
-            pad (max (pl, n), ph, ld (base + (ptrdiff_t) (n - 1) * step));
+            clamp_pad (max (pl, n), ph, ld (base + (ptrdiff_t) (n - 1) * step));
         }
     }
   else if (PER)
@@ -1604,17 +1582,25 @@ cosines_solo_walk (int o0, int len, int n, int r, int nch)
   return w;
 }
 
-/* Columns under clamp and zero: the chunks of SOLO (0: FLAT instead).
- * GPUFX_CUDA_COS_SOLO (a testing aid read per launch) = 0 never takes
- * SOLO, 1 to 8 takes it with that many chunks. */
-static int
-cosines_solo_chunks (const CudaGeom &g, const CudaPlane &out, int radius)
+/* Columns under clamp and zero with each chunk (a warp of the block's
+ * lanes) summing its first output's window itself (SOLO): no phase 1 over
+ * the line, no shared memory, no barrier.  False where FLAT is to run
+ * instead.  GPUFX_CUDA_COS_SOLO (a testing aid read per launch) = 0 never
+ * takes SOLO, 1 to 8 takes it with that many chunks. */
+template <int NT>
+static bool
+cosines_launch_solo (const CudaGeom  &g,
+                     const CudaPlane &in,
+                     const CudaPlane &out,
+                     int              radius,
+                     cudaStream_t     stream,
+                     cudaError_t     *err)
 {
-  const char *e = getenv ("GPUFX_CUDA_COS_SOLO");
-  const int   n = g.image_h, len = out.h;
+  constexpr int LANES = CosShape<1>::lanes;
+  const char   *e = getenv ("GPUFX_CUDA_COS_SOLO");
+  const int     blocks = gpufx_cuda_div_up (out.w * g.channels, LANES);
+  int           nch = 3;
 
-  if (e && *e >= '0' && *e <= '8')
-    return *e - '0';
   /* 3 chunks where their windows hold no more samples than the line and
    * the grid has 10 warps per SM: 4K sigma <= 107 (H100, 4K RGBA, round
    * 22, columns FLAT -> 3 chunks: sigma 16 / 25 / 50 / 100 0.205 / 0.204
@@ -1623,30 +1609,17 @@ cosines_solo_chunks (const CudaGeom &g, const CudaPlane &out, int radius)
    * calls; sigma 200 0.184 -> 0.231, the windows hold 1.78 lines; 4 chunks
    * within 1% but less steady; 1 or 2 chunks had too few warps, 6 or 8
    * walked too much). */
-  const int nch = 3, blocks = gpufx_cuda_div_up (out.w * g.channels, 32);
-
-  if (blocks * nch >= 10 * gpufx_cuda_limits.sm_count
-      && cosines_solo_walk (out.y0, len, n, radius, nch) <= len)
-    return nch;
-  return 0;
-}
-
-/* SOLO: each chunk (a warp of 32 lanes) sums its first output's window
- * itself: no phase 1 over the line, no shared memory, no barrier. */
-template <int NT>
-static cudaError_t
-cosines_launch_solo (const CudaGeom  &g,
-                     const CudaPlane &in,
-                     const CudaPlane &out,
-                     int              nch,
-                     cudaStream_t     stream)
-{
-  const int n_lines = out.w * g.channels;
-  dim3      grid (gpufx_cuda_div_up (n_lines, 32)), block (32, nch);
-
+  if (e && *e >= '0' && *e <= '8')
+    nch = *e - '0';
+  else if (blocks * nch < 10 * gpufx_cuda_limits.sm_count
+           || cosines_solo_walk (out.y0, out.h, g.image_h, radius, nch) > out.h)
+    nch = 0;
+  if (nch == 0)
+    return false;
   lines_cosines_kernel<NT, 1, COS_SOLO, false>
-    <<<grid, block, 0, stream>>> (g, in, out);
-  return cudaGetLastError ();
+    <<<blocks, dim3 (LANES, nch), 0, stream>>> (g, in, out);
+  *err = cudaGetLastError ();
+  return true;
 }
 
 template <int NT, int AXIS>
@@ -1663,12 +1636,11 @@ cosines_launch (const CudaGeom  &g,
 
   if (g.border == GPUFX_BORDER_CLAMP || g.border == GPUFX_BORDER_ZERO)
     {
-      const int nch = AXIS == 1 && COS_COL_LANES == 32
-                        ? cosines_solo_chunks (g, out, radius)
-                        : 0;
+      cudaError_t err;
 
-      if (nch > 0)
-        return cosines_launch_solo<NT> (g, in, out, nch, stream);
+      if (AXIS == 1 && COS_COL_LANES == 32
+          && cosines_launch_solo<NT> (g, in, out, radius, stream, &err))
+        return err;
       return cosines_launch<NT, AXIS, COS_FLAT> (g, in, out, stream);
     }
   if (g.border == GPUFX_BORDER_MIRROR && COS_MIR)
