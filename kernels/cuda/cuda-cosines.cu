@@ -95,7 +95,9 @@ __constant__ LinesCosines lines_cos[2];
  * copied there whole first (one row per block, 4 lanes x 32 chunks, S
  * odd so that the chunks of a warp read different banks): phase 1 and
  * both streams of phase 2 then read shared memory instead of re-reading
- * lines that no longer sit in L1 or L2.
+ * lines that no longer sit in L1 or L2.  Under clamp and zero, once the
+ * window sums are taken, the slots next to the row take its padding
+ * (r <= 1024), so that phase 2 reads no border map.
  *
  * Chunk sums by Goertzel's real recurrence (2 flops per sample and term
  * instead of Horner's 4):  s_n = x_n + 2 cos w s_{n-1} - s_{n-2}  gives
@@ -267,6 +269,12 @@ template <int AXIS> struct CosShape
 #ifndef COS_WALK1
 #define COS_WALK1 1 /* phase 1: one call site of walk (code size) */
 #endif
+/* RS rows under clamp and zero: slot 0 before the row and slots 1, 2
+ * after it, so that after the window sums they hold the row's padding
+ * and every chunk's phase 2 takes plain loads (see pad below). */
+#ifndef COS_PADR
+#define COS_PADR 1
+#endif
 template <int AXIS, bool RS> struct CosBlock : CosShape<AXIS>
 {
 };
@@ -388,19 +396,37 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
    * (COS_HOIST) takes them while its row is being copied. */
   constexpr bool HOIST = COS_HOIST && RS;
   double2        cs_n = make_double2 (1.0, 0.0), cs_o = cs_n;
+  /* RS rows under clamp and zero where r fits slot 0 (PADR; sigma <=
+   * 256): phase 2 reads the row padded in shared memory (pad), every
+   * chunk by plain loads, instead of the border map in the chunks near
+   * the ends (a warp takes the slowest variant of its 8 chunks, so 2 of
+   * the 4 warps did).  The chunks past the outputs then stay to the
+   * barriers, their window sums those of the first output (jw).  H100,
+   * 4K RGBA clamp, round 23: rows sigma 16 / 25 / 50 / 100 / 200 -2 /
+   * -4 / -4 / -3.5 / -4%, both passes 0.332 / 0.350 / 0.365 / 0.379 /
+   * 0.374 -> 0.329 / 0.342 / 0.357 / 0.372 / 0.365 ms; sigma 500 and
+   * 1500, which do not pad, +1 / +2%; the same arithmetic (errors
+   * unchanged). */
+  constexpr bool PADR = COS_PADR && RS && MODE == COS_FLAT;
+  constexpr int  SLOT = NT * LANES; /* a slot of one chunk, in double2 */
+  const bool     pad = PADR && r <= NCH * SLOT;
+  const bool     idle = ! active || j0 >= len;
+  const int      jw = pad && idle ? 0 : j0;
+  /* The row (RS): after the slots, or after slot 0 (PADR), the plane's
+   * sample q at 4 q + c; under PADR slots 1 and 2 follow it. */
+  float *const row
+    = (float *) (cos_smem
+                 + (PADR ? NCH : lines_smem_units (MODE, NCH)) * SLOT);
 
   if (RS)
     {
-      /* The row after the slots: plane sample q at 4 q + c. */
-      float *row
-        = (float *) (cos_smem + lines_smem_units (MODE, NCH) * NT * LANES);
       const float *src = in.p + (ptrdiff_t) (line - in.y0) * in.pitch;
 
 #if __CUDA_ARCH__ >= 900 && COS_BULK
       /* One bulk copy (TMA) of the whole row, its completion counted on
-       * an mbarrier after the row. */
-      const unsigned bar
-        = (unsigned) __cvta_generic_to_shared (row + 4 * (size_t) ni);
+       * an mbarrier after the row and its slots. */
+      const unsigned bar = (unsigned) __cvta_generic_to_shared (
+        row + 4 * (size_t) ni + (PADR ? 4 * 2 * NCH * SLOT : 0));
 
       if (t == 0 && lane == 0)
         asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n\t"
@@ -432,7 +458,7 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
       if (HOIST)
         {
           cs_n = lines_cs ((long long) pw + N - 1, L, k.inv_period);
-          cs_o = lines_cs (o0 + j0, L, k.inv_period);
+          cs_o = lines_cs (o0 + jw, L, k.inv_period);
         }
 #if __CUDA_ARCH__ >= 900 && COS_BULK
       asm volatile("{\n\t.reg .pred p;\n\t"
@@ -640,7 +666,8 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
 
   /* Shared memory: slot s of chunk u, term m, this lane. */
   auto slot = [&] (int s, int u, int m) -> double2 & {
-    return cos_smem[((s * NCH + u) * NT + m) * LANES + lane];
+    return cos_smem[((s * NCH + u) * NT + m) * LANES + lane
+                    + (PADR && s > 0 ? ni : 0)];
   };
   /* Slot s gets the sum of the first cnt samples, in absolute phase. */
   auto keep = [&] (int s, int cnt, double2 cs) {
@@ -812,7 +839,8 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   for (int q = t * LANES + lane; ! SOLO && q < LANES * NT; q += LANES * NCH)
     {
       double2  acc = make_double2 (0.0, 0.0);
-      double2 *v = cos_smem + (TS * NCH * NT + q / LANES) * LANES + q % LANES;
+      double2 *v = cos_smem + (TS * NCH * NT + q / LANES) * LANES + q % LANES
+                   + (PADR ? ni : 0);
 
       /* 8 loads in flight, then their running sums in order. */
       for (int u0 = 0; u0 < NCH; u0 += 8)
@@ -852,12 +880,12 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   if (! SOLO)
     __syncthreads ();
 
-  if (! active || j0 >= len)
+  if (idle && ! pad)
     return;
 
-  /* The window sum of output o = o0 + j0, wsum = e^{i w o} T[o]
+  /* The window sum of output o = o0 + jw, wsum = e^{i w o} T[o]
    * (SOLO: T[o] itself, zo = 1). */
-  const int o = o0 + j0, pl = o - r, ph = o + r + 1;
+  const int o = o0 + jw, pl = o - r, ph = o + r + 1;
   double2   wsum[NT];
   double2   z[NT];
   double2   zo[NT]; /* e^{i w o} */
@@ -1414,13 +1442,40 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
       return;
     }
 
+  if (pad)
+    {
+      /* Every window sum has read the slots: slot 0 takes the padding
+       * below the row (positions -r .. -1), slots 1 and 2 the padding
+       * above it (n .. n + r - 1), where the plane holds that end of the
+       * image (else no window reaches past the plane); clamp the edge
+       * pixel, zero 0. */
+      float4 *const rv = (float4 *) row;
+      const bool    clamp = g.border == GPUFX_BORDER_CLAMP;
+      const float4  z4 = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+
+      __syncthreads ();
+
+      const float4 lo4 = clamp && qa == 0 ? rv[0] : z4;
+      const float4 hi4 = clamp && qa + ni == n ? rv[ni - 1] : z4;
+
+      for (int i = t * LANES + lane; i < r; i += LANES * NCH)
+        {
+          if (qa == 0)
+            rv[-1 - i] = lo4;
+          if (qa + ni == n)
+            rv[ni + i] = hi4;
+        }
+      __syncthreads ();
+    }
+
   /* One variant per warp (the border map is right everywhere): chunks
    * of one warp taking different variants would run them one after the
-   * other. */
+   * other.  (pad: both streams read the padded row.) */
   const unsigned warp = __activemask ();
-  const bool     fast_lo = __all_sync (warp, pl + 1 >= 0 && p0 + o_end - 2 < n);
-  const bool     fast_hi
-    = __all_sync (warp, ph + 1 >= 0 && p0 + o_end + 2 * r - 1 < n);
+  const bool     fast_lo
+    = pad || __all_sync (warp, pl + 1 >= 0 && p0 + o_end - 2 < n);
+  const bool fast_hi
+    = pad || __all_sync (warp, ph + 1 >= 0 && p0 + o_end + 2 * r - 1 < n);
 
   /* Both streams outside the image for every output that needs them
    * (rows under clamp or zero with r >= the line, e.g. 4K at sigma >=

@@ -5,9 +5,11 @@
  * rotated over 4 buffers (530 MB > L2), two passes over the variants in
  * opposite orders.  Accuracy: each variant's column output against FLAT's
  * (max abs diff) and against an exact float64 column Gaussian (the plan's
- * taps) at 4096 sampled outputs, the edge rows among them.
+ * taps) at 4096 sampled outputs, the edge rows among them; the row
+ * pass likewise against a float64 row Gaussian.
  *   bench-cosines [variants...]   (default: 0 1 2 4 8 auto)
- * Round 22 (tests/bench/NOTES-gpu.md) ran "0 3 auto".
+ * Round 22 (tests/bench/NOTES-gpu.md) ran "0 3 auto", round 23 "0 auto"
+ * and "auto".
  *
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -182,6 +184,34 @@ main (int argc, char **argv)
                       vv[k].c_str (), tc[k][0], tc[k][1], tf[k][0], tf[k][1],
                       dflat, dex, dexf);
             }
+          /* The row pass of in[0] against an exact float64 row Gaussian
+           * at 4096 sampled outputs, the edge columns among them. */
+          gpufx_cuda_line_cosines (g, 0, plane (in[0]), plane (out), p.radius,
+                                   p.n_terms, 0);
+          CK (cudaMemcpy (ho.data (), out, n * 4, cudaMemcpyDeviceToHost));
+          double             drow = 0;
+          unsigned long long r3 = 54321;
+          for (int q = 0; q < 4096; q++)
+            {
+              r3 ^= r3 << 13;
+              r3 ^= r3 >> 7;
+              r3 ^= r3 << 17;
+              int    y = (int) (r3 % H), c = (int) ((r3 >> 20) % C);
+              int    x = q < 64    ? q
+                         : q < 128 ? W - 1 - (q - 64)
+                                   : (int) ((r3 >> 32) % W);
+              double acc = 0;
+              for (int kk = -p.radius; kk <= p.radius; kk++)
+                {
+                  int xx = gpufx_border_index (x + kk, W, (GpufxBorder) bd);
+                  acc += p.taps[kk + p.radius]
+                         * hi[((size_t) y * W + xx) * C + c];
+                }
+              drow = std::max (drow, fabs (ho[((size_t) y * W + x) * C + c]
+                                           - acc));
+            }
+          printf ("%-6s sigma %5g rows vs exact %.2e\n",
+                  bd == GPUFX_BORDER_MIRROR ? "mirror" : "clamp", sg, drow);
           unsetenv ("GPUFX_CUDA_COS_SOLO");
           gpufx_gaussian_plan_clear (&p);
         }
