@@ -487,7 +487,7 @@ kuwa_ring_smem (int nt, int channels, int r)
  * (each row read twice, r + 1 steps apart, instead of three times over
  * 2r + 1 steps).  The segment starts r rows early (the trailing set's start
  * rows), then slides r rows without a pick to fill the ring. */
-template <int C, bool TP, bool AL, bool VA, bool RG = false>
+template <int C, bool TP, bool AL, bool VA, bool RG = false, bool LM = false>
 __global__ void
 __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                                            CudaPlane in,
@@ -704,6 +704,221 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
   const int k0 = RG ? -r : 0, nsl = kuwa_ring_slots (r);
   int       sw = 0;
 
+  if constexpr (RG && LM)
+    {
+      /* LM: the ring's loop below restated through lambdas: row k's sums
+       * (cur) to prefix sums in ring slot sl, then, after the barrier, row
+       * k's pick from them (row k in slot sl, row k - r in slot sl + 2), in
+       * two parts.  The same arithmetic in the same order (outputs bit-
+       * identical), but ptxas schedules and allocates it otherwise, and the
+       * ring waits on its dependency chains (ncu, 4K RGBA r = 10, 8 warps:
+       * 4.5 cycles per instruction at 2 warps per scheduler, stalls "wait"
+       * and short scoreboard, no MIO throttle).  4K RGBA r = 6..12 ran
+       * 0.6-3.8% faster (forced 8- and 4-warp rings 2-4.6%), 1080p r = 6..12
+       * 1.5-2.4%, 1, 2 and 3 channels 0.8-6% (4K r = 1..16), but 4K RGBA
+       * r = 1..5 0.2-3.2% slower (H100, round 23): kuwa_launch takes it where
+       * it was faster (KUWA_RING_LM).  The other kernels keep the loop below:
+       * from lambdas they ran 2-4% slower at 1080p r = 13, 20.  The code
+       * shape is what was measured: small rewrites (the loop over one set
+       * below as a constant) compiled the RGBA kernels otherwise again.
+       * What each step does: see the loop below. */
+      auto store_row = [&] (KuwaSums<C> (&cur)[2], int sl) {
+        double *pv = kuwa_smem;
+        float  *pc = (float *) (pv + 2 * nsl * tw_all);
+
+#pragma unroll
+        for (int set = 1; set < 2; set++)
+          {
+            const int slot = sl;
+            double    a[2], b[2];
+            float     ac[C], bc[C];
+
+#pragma unroll
+            for (int kk = 0; kk < 2; kk++)
+              {
+                b[kk] = kuwa_scan (cur[set].v[0][kk] + cur[set].v[1][kk], lane);
+                a[kk] = b[kk] - cur[set].v[1][kk];
+              }
+            kuwa_stv<double, 2> (pv + 2 * (slot * tw_all + c0), a);
+            kuwa_stv<double, 2> (pv + 2 * (slot * tw_all + c0 + 1), b);
+#pragma unroll
+            for (int c = 0; c < C; c++)
+              {
+                bc[c] = kuwa_scan (cur[set].c[0][c] + cur[set].c[1][c], lane);
+                ac[c] = bc[c] - cur[set].c[1][c];
+              }
+            if constexpr (C != 3)
+              {
+                kuwa_stv<float, C> (pc + C * (slot * tw_all + c0), ac);
+                kuwa_stv<float, C> (pc + C * (slot * tw_all + c0 + 1), bc);
+              }
+            else
+#pragma unroll
+              for (int c = 0; c < C; c++)
+                *(float2 *) (pc + (slot * C + c) * tw_all + c0)
+                  = make_float2 (ac[c], bc[c]);
+          }
+      };
+      /* The pick in two parts: each output's quadrant (bq), then its box of
+       * channels, stored; sl0 and sl1: the ring slots of sets A and B. */
+      auto pick_var = [&] (int sl, int (&bq)[2]) {
+        const double *pv = kuwa_smem;
+        const int     st = sl + 2 >= nsl ? sl + 2 - nsl : sl + 2;
+        const int     sl0 = up ? sl : st, sl1 = up ? st : sl;
+        double        bvar[2] = { 0, 0 }, bev2[2] = { 0, 0 };
+
+        bq[0] = bq[1] = 0;
+        {
+          const int  src = (lane + r) & 31;
+          const bool wrap = lane + r >= 32;
+
+#pragma unroll
+          for (int set = 0; set < 2; set++)
+            {
+              const double *p = pv + (set ? sl1 : sl0) * 2 * tw_all;
+              double        var[3], ev2[3];
+
+#pragma unroll
+              for (int g = 0; g < 3; g++)
+                {
+                  const int l = g ? min (2 * w0 + 32 * g + lane, tw_all - 1 - r)
+                                  : 2 * w0 + lane;
+                  double    mean, sv[2];
+
+                  if (g == 1)
+                    kuwa_boxv<true, double, 2> (p, l, l + r, sv);
+                  else
+                    kuwa_boxv<false, double, 2> (p, l, l + r, sv);
+                  mean = sv[0] * inv_n;
+                  ev2[g] = sv[1] * inv_n;
+                  var[g] = ev2[g] - mean * mean;
+                }
+
+              const double a_var
+                = __shfl_sync (0xffffffffu, lane < r ? var[2] : var[0], src);
+              const double a_ev2
+                = __shfl_sync (0xffffffffu, lane < r ? ev2[2] : ev2[0], src);
+              const double b_var = __shfl_sync (0xffffffffu, var[1], src);
+              const double b_ev2 = __shfl_sync (0xffffffffu, ev2[1], src);
+
+#pragma unroll
+              for (int h = 0; h < 2; h++)
+                {
+                  const bool b = (h == 0) == wrap;
+
+                  kuwa_take (2 * set, var[h], ev2[h], bq[h], bvar[h], bev2[h]);
+                  kuwa_take (2 * set + 1, b ? b_var : a_var, b ? b_ev2 : a_ev2,
+                             bq[h], bvar[h], bev2[h]);
+                }
+            }
+        }
+      };
+      auto pick_out = [&] (int k, int sl, const int (&bq)[2]) {
+        const double *pv = kuwa_smem;
+        const float  *pc = (const float *) (pv + 2 * nsl * tw_all);
+        const int     yy = y_first + dir * k;
+        const int     st = sl + 2 >= nsl ? sl + 2 - nsl : sl + 2;
+        const int     sl0 = up ? sl : st, sl1 = up ? st : sl;
+
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+          {
+            const int tc = 2 * w0 + 32 * h + lane, t = tc - dx;
+
+            if ((AL && t < 0) || t >= tw || ox + t >= out.w)
+              continue;
+
+            const int    best = bq[h];
+            const int    set = best >> 1, l = tc + (best & 1) * r;
+            const float *p = pc + (set ? sl1 : sl0) * C * tw_all;
+            float        o[C];
+
+            if constexpr (C != 3)
+              {
+                kuwa_boxv<true, float, C> (p, l, l + r, o);
+#pragma unroll
+                for (int c = 0; c < C; c++)
+                  o[c] *= inv_nf;
+              }
+            else
+#pragma unroll
+              for (int c = 0; c < C; c++)
+                o[c] = kuwa_box (p + c * tw_all, l, l + r) * inv_nf;
+            kuwa_store_pixel<C> (out.p + (ptrdiff_t) yy * out.pitch
+                                   + (ptrdiff_t) (ox + t) * C,
+                                 o, vec);
+          }
+      };
+
+      fetch (k0 + 1);
+      for (int k = k0; k < n_rows; k++)
+        {
+          KuwaSums<C> cur[2];
+
+#pragma unroll
+          for (int set = 0; set < 2; set++)
+            cur[set] = s[set];
+          if (! SPL && k > k0)
+            slide (cur);
+#pragma unroll
+          for (int set = 0; set < 2; set++)
+            s[set] = cur[set];
+          if (! SPL && k > k0)
+            if (k + 1 < n_rows)
+              fetch (k + 1);
+
+          store_row (cur, sw);
+          if (k < 0)
+            {
+              if (SPL && k + 1 < n_rows)
+                {
+                  slide (s);
+                  if (k + 2 < n_rows)
+                    fetch (k + 2);
+                }
+              sw = sw + 1 == nsl ? 0 : sw + 1;
+              continue;
+            }
+#if KUWA_SPLIT
+          if (SPL)
+            {
+              unsigned long long st;
+              unsigned           ok;
+
+              asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"
+                           : "=l"(st)
+                           : "r"(mbar)
+                           : "memory");
+              if (k + 1 < n_rows)
+                {
+                  slide (s);
+                  if (k + 2 < n_rows)
+                    fetch (k + 2);
+                }
+              do
+                asm volatile(
+                  "{\n\t.reg .pred p;\n\t"
+                  "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
+                  "%2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+                  : "=r"(ok)
+                  : "r"(mbar), "r"((unsigned) k & 1)
+                  : "memory");
+              while (! ok);
+            }
+          else
+#endif
+            __syncthreads ();
+
+          {
+            int bq[2];
+
+            pick_var (sw, bq);
+            pick_out (k, sw, bq);
+          }
+          sw = sw + 1 == nsl ? 0 : sw + 1;
+        }
+      return;
+    }
   if (RG)
     fetch (k0 + 1);
   else if (n_rows > 1)
@@ -1058,6 +1273,11 @@ static const int KUWA_CAP_COLS[2] = { 512, 768 };
  * stays at 8, which the residency term cannot give without moving others. */
 #define KUWA_RING_AL4 0.95
 
+/* The ring kernel from lambdas (LM, see kuwa_fused) where it ran faster
+ * than the plain form: from r = 6 at RGBA, at every r below (H100, 4K and
+ * 1080p, round 23). */
+#define KUWA_RING_LM(c, r) ((c) != 4 || (r) >= 6)
+
 /* The dynamic shared memory that caps a block of nt threads (2 nt tile
  * columns) at cols columns per SM, given smem_sm per SM; 0 where no
  * block would fit.  3 KB per block are left for the static and the
@@ -1222,17 +1442,22 @@ typedef void (*KuwaFused) (CudaGeom, CudaPlane, CudaPlane, int, int, int, int);
  * always the first, the same V). */
 template <int C, bool VA>
 static KuwaFused
-kuwa_fused_for (bool tp, bool al, bool rg = false)
+kuwa_fused_for (bool tp, bool al, bool rg = false, bool lm = false)
 {
   constexpr bool V = VA || C == 1;
 
-  if constexpr (V) /* the ring: one phase, V compiled in */
+  if constexpr (V) /* the ring: one phase, V compiled in; lm: see LM */
     if (rg)
       {
         if constexpr (C == 4)
-          if (al)
-            return kuwa_fused<C, false, true, V, true>;
-        return kuwa_fused<C, false, false, V, true>;
+          {
+            if (al)
+              return lm ? kuwa_fused<C, false, true, V, true, true>
+                        : kuwa_fused<C, false, true, V, true>;
+            return lm ? kuwa_fused<C, false, false, V, true, true>
+                      : kuwa_fused<C, false, false, V, true>;
+          }
+        return kuwa_fused<C, false, false, V, true, true>;
       }
   if constexpr (C == 4)
     if (al)
@@ -1243,9 +1468,9 @@ kuwa_fused_for (bool tp, bool al, bool rg = false)
 /* kuwa_fused_for with VA where alpha a allows it. */
 template <int C>
 static KuwaFused
-kuwa_fused_for (bool tp, bool al, int a, bool rg = false)
+kuwa_fused_for (bool tp, bool al, int a, bool rg = false, bool lm = false)
 {
-  return kuwa_va_fits<C> (a) ? kuwa_fused_for<C, true> (tp, al, rg)
+  return kuwa_va_fits<C> (a) ? kuwa_fused_for<C, true> (tp, al, rg, lm)
                              : kuwa_fused_for<C, false> (tp, al);
 }
 
@@ -1311,6 +1536,7 @@ kuwa_launch (const CudaGeom  &g,
       /* The ring: sm_90+ (one phase), V compiled in. */
       const bool rg_ok
         = gpufx_cuda_limits.cc_major >= 9 && kuwa_va_fits<C> (g.alpha);
+      const bool lm = KUWA_RING_LM (C, r);
       /* The most dynamic shared memory a block may ask (2 KB left for
        * the static). */
       const size_t smem_max
@@ -1369,9 +1595,10 @@ kuwa_launch (const CudaGeom  &g,
         }
       if (rg_ok && smem_max > allowed_rg.load ())
         {
-          for (int i = 0; i < 2; i++)
+          for (int i = 0; i < 4; i++)
             if ((err = gpufx_cuda_allow_smem (
-                   kuwa_fused_for<C, true> (false, i, true), smem_max))
+                   kuwa_fused_for<C, true> (false, i & 1, true, i & 2),
+                   smem_max))
                 != cudaSuccess)
               return err;
           allowed_rg.store (smem_max);
@@ -1438,7 +1665,7 @@ kuwa_launch (const CudaGeom  &g,
                   && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
                        &per_sm,
                        kuwa_fused_for<C> (c == 3 ? false : kuwa_two_phase (k),
-                                          false, g.alpha, c == 3),
+                                          false, g.alpha, c == 3, lm),
                        32 * k, sk)
                        == cudaSuccess
                   && per_sm > 0)
@@ -1477,7 +1704,7 @@ kuwa_launch (const CudaGeom  &g,
         }
       dim3      grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
       KuwaFused kern
-        = rg ? kuwa_fused_for<C> (false, al, g.alpha, true)
+        = rg ? kuwa_fused_for<C> (false, al, g.alpha, true, lm)
              : kuwa_fused_for<C> ((tp && took_forced) || kuwa_two_phase (nw),
                                   al, g.alpha);
 
