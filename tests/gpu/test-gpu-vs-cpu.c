@@ -397,6 +397,42 @@ test_gaussian_solo (void)
   unsetenv ("GPUFX_CUDA_COS_SOLO");
 }
 
+/* RGBA rows at large sigma under clamp and zero hold their padding in
+ * shared memory for the output recurrences (PADR, cuda-cosines.cu): rows
+ * wide enough that a chunk's outputs run past r, so that samples of the
+ * padding leave its windows, as a whole image and as regions that hold
+ * only the left or only the right end of the image. */
+static void
+test_gaussian_row_padding (void)
+{
+  static const double      sig[] = { 16, 33 };
+  static const GpufxBorder borders[]
+    = { GPUFX_BORDER_CLAMP, GPUFX_BORDER_ZERO };
+  static const Shape       wide = { 3000, 3, 4, 3 };
+  static const GpufxRect   parts[] = {
+    { 0, 0, 3000, 3 }, { 0, 0, 1500, 3 }, { 1400, 1, 1600, 2 }
+  };
+  GpufxFilter f;
+  char        name[160];
+
+  gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+  f.gaussian.std_dev_y = 0;
+  for (size_t k = 0; k < sizeof sig / sizeof sig[0]; k++)
+    for (int b = 0; b < 2; b++)
+      for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        {
+          if (quick && k > 0 && i > 0)
+            continue;
+          f.gaussian.std_dev_x = sig[k];
+          f.border = borders[b];
+          snprintf (name, sizeof name,
+                    "gaussian row padding %g 3000x3x4 at %d,%d %dx%d %s",
+                    sig[k], parts[i].x, parts[i].y, parts[i].width,
+                    parts[i].height, gpufx_border_name (f.border));
+          check_region (name, &f, wide, parts[i], 0);
+        }
+}
+
 /* Mirror's cosines over the image only (the fold points kept per chunk):
  * one fold (r at most n - 2, also exactly n - 2), many folds, a region
  * whose input is not the whole line, and a line where the launcher
@@ -841,6 +877,7 @@ main (int argc, char **argv)
       test_gaussian ();
       test_gaussian_mirror ();
       test_gaussian_solo ();
+      test_gaussian_row_padding ();
     }
   if (wanted ("sobel"))
     test_sobel ();
