@@ -335,7 +335,7 @@ lines_border_period (int n, int border)
  * at fixed constant-bank addresses.  RS: the block's row (the input
  * plane's samples, 4 channels) is copied to shared memory first, and
  * every later read is a shared-memory one. */
-template <int NT, int AXIS, int MODE, bool RS>
+template <int NT, int AXIS, int MODE, bool RS, bool PAD = false>
 __global__ void
 __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
                    CosBlock<AXIS, RS>::min_blocks)
@@ -404,10 +404,11 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
    * barriers, their window sums those of the first output (jw).  H100,
    * 4K RGBA clamp, round 23: rows sigma 16 / 25 / 50 / 100 / 200 -2 /
    * -4 / -4 / -3.5 / -4%, both passes 0.332 / 0.350 / 0.365 / 0.379 /
-   * 0.374 -> 0.329 / 0.342 / 0.357 / 0.372 / 0.365 ms; sigma 500 and
-   * 1500, which do not pad, +1 / +2%; the same arithmetic (errors
-   * unchanged). */
-  constexpr bool PADR = COS_PADR && RS && MODE == COS_FLAT;
+   * 0.374 -> 0.329 / 0.342 / 0.357 / 0.372 / 0.365 ms; the same
+   * arithmetic (errors unchanged).  Sigma 500 and 1500, which do not pad,
+   * ran 1-2% slower with this layout: they take the kernel without PAD
+   * (cosines_launch_rs). */
+  constexpr bool PADR = PAD && RS && MODE == COS_FLAT;
   constexpr int  SLOT = NT * LANES; /* a slot of one chunk, in double2 */
   const bool     pad = PADR && r <= NCH * SLOT;
   const bool     idle = ! active || j0 >= len;
@@ -1549,10 +1550,12 @@ static bool
 cosines_launch_rs (const CudaGeom  &g,
                    const CudaPlane &in,
                    const CudaPlane &out,
+                   int              radius,
                    cudaStream_t     stream,
                    cudaError_t     *err)
 {
   using RB = CosBlock<0, true>;
+  typedef void (*Kernel) (CudaGeom, CudaPlane, CudaPlane);
   const size_t smem
     = lines_smem_units (MODE, RB::nch) * sizeof (double2) * NT * RB::lanes
       + (size_t) in.w * 4 * sizeof (float) + 16 /* mbarrier */;
@@ -1563,12 +1566,17 @@ cosines_launch_rs (const CudaGeom  &g,
       || (in.pitch & 3) != 0
       || 2 * (smem + 1024) > (size_t) gpufx_cuda_limits.smem + 1024)
     return false;
-  if ((*err
-       = gpufx_cuda_allow_smem (lines_cosines_kernel<NT, 0, MODE, true>, smem))
-      == cudaSuccess)
+  /* The padded row (PADR) where r fits slot 0: elsewhere (sigma > 256 at
+   * 8 terms) nothing is padded, and its layout ran 1-3% slower there
+   * (H100, 4K, sigma 500 / 1500, round 23), so the kernel without it. */
+  Kernel kernel = lines_cosines_kernel<NT, 0, MODE, true>;
+
+  if constexpr (COS_PADR && MODE == COS_FLAT)
+    if (radius <= RB::nch * NT * RB::lanes)
+      kernel = lines_cosines_kernel<NT, 0, MODE, true, true>;
+  if ((*err = gpufx_cuda_allow_smem (kernel, smem)) == cudaSuccess)
     {
-      lines_cosines_kernel<NT, 0, MODE, true>
-        <<<grid, block, smem, stream>>> (g, in, out);
+      kernel<<<grid, block, smem, stream>>> (g, in, out);
       *err = cudaGetLastError ();
     }
   return true;
@@ -1579,6 +1587,7 @@ static cudaError_t
 cosines_launch (const CudaGeom  &g,
                 const CudaPlane &in,
                 const CudaPlane &out,
+                int              radius,
                 cudaStream_t     stream)
 {
   /* No RS instance at 16 terms (its slots leave no room for a row). */
@@ -1586,7 +1595,7 @@ cosines_launch (const CudaGeom  &g,
   cudaError_t   err;
 
   if (AXIS == 0 && NT <= 8
-      && cosines_launch_rs<RNT, MODE> (g, in, out, stream, &err))
+      && cosines_launch_rs<RNT, MODE> (g, in, out, radius, stream, &err))
     return err;
 
   const int    n_lines = (AXIS == 0 ? out.h : out.w) * g.channels;
@@ -1696,7 +1705,7 @@ cosines_launch (const CudaGeom  &g,
       if (AXIS == 1 && COS_COL_LANES == 32
           && cosines_launch_solo<NT> (g, in, out, radius, stream, &err))
         return err;
-      return cosines_launch<NT, AXIS, COS_FLAT> (g, in, out, stream);
+      return cosines_launch<NT, AXIS, COS_FLAT> (g, in, out, radius, stream);
     }
   if (g.border == GPUFX_BORDER_MIRROR && COS_MIR)
     {
@@ -1710,7 +1719,8 @@ cosines_launch (const CudaGeom  &g,
           CudaGeom g1 = g;
 
           g1.border = GPUFX_BORDER_CLAMP;
-          return cosines_launch<NT, AXIS, COS_FLAT> (g1, in, out, stream);
+          return cosines_launch<NT, AXIS, COS_FLAT> (g1, in, out, radius,
+                                                      stream);
         }
       /* Short r: the padded line is hardly longer than the image, and
        * PADDED's phase 2 (plain loads but near the ends) cheaper (H100,
@@ -1719,13 +1729,15 @@ cosines_launch (const CudaGeom  &g,
       const int most = n + n / (AXIS == 0 ? COS_MIR_ROW : COS_MIR_COL);
 
       if (whole && (AXIS == 0 ? out.w : out.h) <= n && np > most)
-        return cosines_launch<NT, AXIS, COS_MIRROR> (g, in, out, stream);
+        return cosines_launch<NT, AXIS, COS_MIRROR> (g, in, out, radius,
+                                                    stream);
     }
   /* One period where it is clearly shorter than the padded line (its
    * window sums cost a little more). */
   if (np > per + per / 4)
-    return cosines_launch<NT, AXIS, COS_PERIODIC> (g, in, out, stream);
-  return cosines_launch<NT, AXIS, COS_PADDED> (g, in, out, stream);
+    return cosines_launch<NT, AXIS, COS_PERIODIC> (g, in, out, radius,
+                                                    stream);
+  return cosines_launch<NT, AXIS, COS_PADDED> (g, in, out, radius, stream);
 }
 
 template <int NT>
