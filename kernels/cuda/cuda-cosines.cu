@@ -416,8 +416,7 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   /* The row (RS): after the slots, or after slot 0 (PADR), the plane's
    * sample q at 4 q + c; under PADR slots 1 and 2 follow it. */
   float *const row
-    = (float *) (cos_smem
-                 + (PADR ? NCH : lines_smem_units (MODE, NCH)) * SLOT);
+    = (float *) (cos_smem + (PADR ? NCH : lines_smem_units (MODE, NCH)) * SLOT);
 
   if (RS)
     {
@@ -1720,7 +1719,7 @@ cosines_launch (const CudaGeom  &g,
 
           g1.border = GPUFX_BORDER_CLAMP;
           return cosines_launch<NT, AXIS, COS_FLAT> (g1, in, out, radius,
-                                                      stream);
+                                                     stream);
         }
       /* Short r: the padded line is hardly longer than the image, and
        * PADDED's phase 2 (plain loads but near the ends) cheaper (H100,
@@ -1730,13 +1729,12 @@ cosines_launch (const CudaGeom  &g,
 
       if (whole && (AXIS == 0 ? out.w : out.h) <= n && np > most)
         return cosines_launch<NT, AXIS, COS_MIRROR> (g, in, out, radius,
-                                                    stream);
+                                                     stream);
     }
   /* One period where it is clearly shorter than the padded line (its
    * window sums cost a little more). */
   if (np > per + per / 4)
-    return cosines_launch<NT, AXIS, COS_PERIODIC> (g, in, out, radius,
-                                                    stream);
+    return cosines_launch<NT, AXIS, COS_PERIODIC> (g, in, out, radius, stream);
   return cosines_launch<NT, AXIS, COS_PADDED> (g, in, out, radius, stream);
 }
 

@@ -408,10 +408,9 @@ test_gaussian_row_padding (void)
   static const double      sig[] = { 16, 33 };
   static const GpufxBorder borders[]
     = { GPUFX_BORDER_CLAMP, GPUFX_BORDER_ZERO };
-  static const Shape       wide = { 3000, 3, 4, 3 };
-  static const GpufxRect   parts[] = {
-    { 0, 0, 3000, 3 }, { 0, 0, 1500, 3 }, { 1400, 1, 1600, 2 }
-  };
+  static const Shape     wide = { 3000, 3, 4, 3 };
+  static const GpufxRect parts[]
+    = { { 0, 0, 3000, 3 }, { 0, 0, 1500, 3 }, { 1400, 1, 1600, 2 } };
   GpufxFilter f;
   char        name[160];
 
