@@ -237,6 +237,20 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
 #else
 #define KUWA_SPLIT 0
 #endif
+/* WS's loop with one __syncthreads per row (1), or two named barriers per
+ * row and role (0; measured variants). */
+#ifndef KUWA_WS_LOCK
+#define KUWA_WS_LOCK 1
+#endif
+/* WS: conflict-free prefix stores.  A lane's two columns lie 2 x 16 bytes
+ * apart, so that lanes 2 apart hit the same banks in each 16-byte store
+ * (2-way conflicts); in each group of 8 lanes (one wavefront) lanes 4..7
+ * store their odd column first, so that the group covers every bank once.
+ * At 2 warps per scheduler (the ring without WS) that cost more in
+ * instructions than it saved (round 23).  A measured variant (1). */
+#ifndef KUWA_WS_SWAP
+#define KUWA_WS_SWAP 0
+#endif
 
 /* The input row y, border mapped (NULL: zero outside). */
 __device__ __forceinline__ const float *
@@ -340,6 +354,18 @@ kuwa_stv (T *p, const T *v)
 #pragma unroll
     for (int c = 0; c < N; c++)
       p[c] = v[c];
+}
+
+/* Four floats to shared memory in one 16-byte store, whatever registers
+ * hold them (through kuwa_stv, after selects, ptxas split such a store into
+ * 8 + 4 + 4 bytes, round 23). */
+__device__ __forceinline__ void
+kuwa_sts4 (float *p, const float *v)
+{
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(
+                 (unsigned) __cvta_generic_to_shared (p)),
+               "f"(v[0]), "f"(v[1]), "f"(v[2]), "f"(v[3])
+               : "memory");
 }
 
 /* kuwa_box (G: spanning two segments maybe) or kuwa_box1 (! G) of N sums
@@ -463,6 +489,24 @@ kuwa_fused_smem (int nt, int channels)
          * (2 * sizeof (double) + channels * sizeof (float));
 }
 
+/* Named barrier ID over n threads: wait (bar.sync) or only arrive
+ * (bar.arrive, which orders this thread's earlier shared memory accesses
+ * before those of the threads that wait on it).  ID a constant: from a
+ * register, ptxas reserves all 16 barriers. */
+template <int ID>
+__device__ __forceinline__ void
+kuwa_bar_sync (int n)
+{
+  asm volatile("bar.sync %0, %1;" ::"n"(ID), "r"(n) : "memory");
+}
+
+template <int ID>
+__device__ __forceinline__ void
+kuwa_bar_arrive (int n)
+{
+  asm volatile("bar.arrive %0, %1;" ::"n"(ID), "r"(n) : "memory");
+}
+
 /* Dynamic shared memory of the ring (RG) kernel of nt threads at radius r:
  * kuwa_ring_slots (r) rows of the leading set's prefix sums. */
 __host__ __device__ static inline int
@@ -486,8 +530,16 @@ kuwa_ring_smem (int nt, int channels, int r)
  * row half the scans and prefix stores, two rows loaded instead of three
  * (each row read twice, r + 1 steps apart, instead of three times over
  * 2r + 1 steps).  The segment starts r rows early (the trailing set's start
- * rows), then slides r rows without a pick to fill the ring. */
-template <int C, bool TP, bool AL, bool VA, bool RG = false, bool LM = false>
+ * rows), then slides r rows without a pick to fill the ring.  WS (with RG
+ * and LM): specialized warps, twice as many per block as column warps (see
+ * the loop). */
+template <int  C,
+          bool TP,
+          bool AL,
+          bool VA,
+          bool RG = false,
+          bool LM = false,
+          bool WS = false>
 __global__ void
 __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                                            CudaPlane in,
@@ -497,15 +549,21 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                                            int       tw_al,
                                            int       dx_al)
 {
+  /* WS: threads [0, nct) produce the ring's rows, [nct, 2 nct) pick from
+   * them, each over the same columns (q). */
   extern __shared__ double kuwa_smem[];
-  const int                tw_all = 2 * blockDim.x; /* tile columns */
-  const int                q = threadIdx.x, lane = q & 31, w0 = q & ~31;
-  const int                c0 = 2 * q;                       /* 64 w + 2 lane */
-  const int                tw = AL ? tw_al : tw_all - 2 * r; /* outputs */
-  const int                dx = AL ? dx_al : 0;
-  const int                ox = blockIdx.x * tw; /* first output column */
-  const int                y_begin = blockIdx.y * seg_h;
-  const int                y_end = min (y_begin + seg_h, out.h);
+  const int                nct = WS ? blockDim.x / 2 : blockDim.x;
+  const bool               prod
+    = ! WS || __shfl_sync (0xffffffffu, (int) threadIdx.x < nct, 0);
+  const int tw_all = 2 * nct; /* tile columns */
+  const int q = prod ? threadIdx.x : threadIdx.x - nct;
+  const int lane = q & 31, w0 = q & ~31;
+  const int c0 = 2 * q;                       /* 64 w + 2 lane */
+  const int tw = AL ? tw_al : tw_all - 2 * r; /* outputs */
+  const int dx = AL ? dx_al : 0;
+  const int ox = blockIdx.x * tw; /* first output column */
+  const int y_begin = blockIdx.y * seg_h;
+  const int y_end = min (y_begin + seg_h, out.h);
   /* Odd segments run upwards, so that two neighbouring segments start at
    * their common edge together (the 2r + 1 rows that start both read
    * once from DRAM) and end together at the next. */
@@ -546,12 +604,14 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
    * one phase from KUWA_BATCH_R on, 8 rows' loads at a time: the start's
    * loads wait on DRAM with nothing else to do (16-warp blocks, one per SM,
    * 4K r >= 22: 3-5% faster).  Not in the two-phase kernels: there the
-   * branch alone made the main loop's code 15% slower (H100). */
+   * branch alone made the main loop's code 15% slower (H100).  WS: the
+   * producers only (no rows for the others). */
   {
     const int y = out.y0 + y_first;
     /* RG: only the trailing set's rows, into the leading set's registers
      * (the leading set at row -r). */
-    const int dlo = RG && up ? 0 : -r, dhi = RG && ! up ? 0 : r;
+    const int dlo = RG && up ? 0 : -r;
+    const int dhi = ! prod ? dlo - 1 : RG && ! up ? 0 : r;
     auto      add = [&] (int d, float (*p)[C]) {
 #pragma unroll
       for (int j = 0; j < 2; j++)
@@ -669,7 +729,7 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
    * 17..30: 4-5% faster; 8-warp blocks 3-10%, round 14; H100).  Every
    * thread arrives (not one per warp), so that compute-sanitizer's
    * racecheck sees each thread's stores ordered before the others' loads. */
-  constexpr bool SPL = KUWA_SPLIT && ! TP;
+  constexpr bool SPL = KUWA_SPLIT && ! TP && ! WS;
   /* The sums t (both sets) to the next row, from the fetched pixels. */
   auto slide = [&] (KuwaSums<C> (&t)[2]) {
 #pragma unroll
@@ -722,7 +782,8 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
        * shape is what was measured: small rewrites (the loop over one set
        * below as a constant) compiled the RGBA kernels otherwise again.
        * What each step does: see the loop below. */
-      auto store_row = [&] (KuwaSums<C> (&cur)[2], int sl) {
+      constexpr bool SWP = WS && KUWA_WS_SWAP;
+      auto           store_row = [&] (KuwaSums<C> (&cur)[2], int sl) {
         double *pv = kuwa_smem;
         float  *pc = (float *) (pv + 2 * nsl * tw_all);
 
@@ -733,24 +794,47 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
             double    a[2], b[2];
             float     ac[C], bc[C];
 
+            /* WS with KUWA_WS_SWAP: lanes 4..7 of each 8 store their odd
+             * column first (see KUWA_WS_SWAP). */
+            const int ov = SWP ? (lane >> 2) & 1 : 0, oc = C == 4 ? ov : 0;
+
 #pragma unroll
             for (int kk = 0; kk < 2; kk++)
               {
                 b[kk] = kuwa_scan (cur[set].v[0][kk] + cur[set].v[1][kk], lane);
                 a[kk] = b[kk] - cur[set].v[1][kk];
+                if (ov)
+                  {
+                    const double t = a[kk];
+
+                    a[kk] = b[kk];
+                    b[kk] = t;
+                  }
               }
-            kuwa_stv<double, 2> (pv + 2 * (slot * tw_all + c0), a);
-            kuwa_stv<double, 2> (pv + 2 * (slot * tw_all + c0 + 1), b);
+            kuwa_stv<double, 2> (pv + 2 * (slot * tw_all + c0 + ov), a);
+            kuwa_stv<double, 2> (pv + 2 * (slot * tw_all + c0 + 1 - ov), b);
 #pragma unroll
             for (int c = 0; c < C; c++)
               {
                 bc[c] = kuwa_scan (cur[set].c[0][c] + cur[set].c[1][c], lane);
                 ac[c] = bc[c] - cur[set].c[1][c];
+                if (oc)
+                  {
+                    const float t = ac[c];
+
+                    ac[c] = bc[c];
+                    bc[c] = t;
+                  }
               }
-            if constexpr (C != 3)
+            if constexpr (SWP && C == 4)
               {
-                kuwa_stv<float, C> (pc + C * (slot * tw_all + c0), ac);
-                kuwa_stv<float, C> (pc + C * (slot * tw_all + c0 + 1), bc);
+                kuwa_sts4 (pc + C * (slot * tw_all + c0 + oc), ac);
+                kuwa_sts4 (pc + C * (slot * tw_all + c0 + 1 - oc), bc);
+              }
+            else if constexpr (C != 3)
+              {
+                kuwa_stv<float, C> (pc + C * (slot * tw_all + c0 + oc), ac);
+                kuwa_stv<float, C> (pc + C * (slot * tw_all + c0 + 1 - oc), bc);
               }
             else
 #pragma unroll
@@ -850,6 +934,68 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
           }
       };
 
+      if constexpr (WS)
+        {
+          /* Specialized warps: the producers store row k in its slot, slide
+           * and fetch the next row; the consumers pick row k from slots k
+           * and k - r.  The ring waits on its dependency chains with 2 warps
+           * per scheduler (its shared memory admits one 8-warp block per SM
+           * at 4K r = 10): here each scheduler has 4, with the same work per
+           * row.  Two named barriers per parity (so that one role can be a
+           * row ahead without completing the other's barrier): FULL (1, 2),
+           * row k stored; EMPTY (3, 4), row k picked.  Storing row k
+           * overwrites row k - r - 2, read last by the pick of row k - 2, so
+           * the producers may run one row ahead of the picks. */
+#if ! KUWA_WS_LOCK
+          const int nthr = blockDim.x;
+#endif
+
+          if (prod)
+            {
+              fetch (k0 + 1);
+              for (int k = k0; k < n_rows; k++)
+                {
+#if KUWA_WS_LOCK
+                  store_row (s, sw);
+                  if (k >= 0)
+                    __syncthreads ();
+#else
+                  if (k >= 2)
+                    k & 1 ? kuwa_bar_sync<4> (nthr) : kuwa_bar_sync<3> (nthr);
+                  store_row (s, sw);
+                  if (k >= 0)
+                    k & 1 ? kuwa_bar_arrive<2> (nthr)
+                          : kuwa_bar_arrive<1> (nthr);
+#endif
+                  if (k + 1 < n_rows)
+                    {
+                      slide (s);
+                      if (k + 2 < n_rows)
+                        fetch (k + 2);
+                    }
+                  sw = sw + 1 == nsl ? 0 : sw + 1;
+                }
+            }
+          else
+            for (int k = 0, sl = r; k < n_rows; k++)
+              {
+                int bq[2];
+
+#if KUWA_WS_LOCK
+                __syncthreads ();
+#else
+                k & 1 ? kuwa_bar_sync<2> (nthr) : kuwa_bar_sync<1> (nthr);
+#endif
+                pick_var (sl, bq);
+                pick_out (k, sl, bq);
+#if ! KUWA_WS_LOCK
+                if (k + 2 < n_rows)
+                  k & 1 ? kuwa_bar_arrive<4> (nthr) : kuwa_bar_arrive<3> (nthr);
+#endif
+                sl = sl + 1 == nsl ? 0 : sl + 1;
+              }
+          return;
+        }
       fetch (k0 + 1);
       for (int k = k0; k < n_rows; k++)
         {
@@ -1278,6 +1424,20 @@ static const int KUWA_CAP_COLS[2] = { 512, 768 };
  * 1080p, round 23). */
 #define KUWA_RING_LM(c, r) ((c) != 4 || (r) >= 6)
 
+/* The ring with specialized warps (WS, see kuwa_fused): its rate as a
+ * factor of the ring's at the same column warps (H100 RGBA, round 24: at
+ * equal blocks per SM, 4K r = 8..12 and 1080p r = 8, 10, 0.975-0.990 of the
+ * ring's time; where the ring has more blocks per SM, at 4K r <= 7, WS ran
+ * up to 19% slower, which the residency term gives). */
+#ifndef KUWA_RING_WS
+#define KUWA_RING_WS 0.985
+#endif
+
+/* The channel counts with WS kernels: not gray, where their instantiation
+ * changed the code of the other gray kernels (ptxas 13.0: other inlining,
+ * it seems). */
+#define KUWA_WS_FITS(c) ((c) != 1)
+
 /* The dynamic shared memory that caps a block of nt threads (2 nt tile
  * columns) at cols columns per SM, given smem_sm per SM; 0 where no
  * block would fit.  3 KB per block are left for the static and the
@@ -1323,6 +1483,7 @@ kuwa_plan (int  w,
            int  tw,
            bool al,
            bool rg,
+           bool ws,
            int  per_sm,
            int *nbx,
            int *seg_h)
@@ -1356,6 +1517,8 @@ kuwa_plan (int  w,
         rate -= nw == 8 ? 14 : 0;
       else if (gpufx_cuda_limits.cc_major >= 9) /* one phase, split barrier */
         rate -= nw == KUWA_NT / 32 ? 28 : nw == 8 ? 7 : 0;
+      if (ws) /* see KUWA_RING_WS */
+        rate *= KUWA_RING_WS;
       if (al && nw >= 4)
         rate *= nw == 4 ? (rg ? KUWA_RING_AL4 : 0.98) : 0.97;
       /* Fewer than KUWA_NT / 32 warps resident per SM hide less latency:
@@ -1391,31 +1554,33 @@ kuwa_plan (int  w,
 /* The block sizes kuwa_launch weighs, in warps. */
 static const int kuwa_sizes[] = { KUWA_NT / 32, 8, 4, 2 };
 
-/* GPUFX_CUDA_KUWA_BLOCK, e.g. "16a", "2u", "8at" or "2ur" (warps, aligned
- * or unaligned tiles, and t: two phases, r: the ring): a testing aid, read
+/* GPUFX_CUDA_KUWA_BLOCK, e.g. "16a", "2u", "8at", "2ur" or "8aw" (warps,
+ * aligned or unaligned tiles, and t: two phases, r: the ring, w: the ring
+ * with specialized warps, twice the warps per block): a testing aid, read
  * per job, so that the gpu tests' small images run the block sizes and
  * tilings that kuwa_plan picks only for large ones, and the two-phase
  * kernels, which sm_90+ never picks.  Returns that configuration's index in
  * kuwa_launch's loop, or -1 (unset or not understood: kuwa_plan chooses);
  * *tp: two phases asked for, *rg: the ring (where it cannot run, the plan
- * chooses). */
+ * chooses), *ws: with specialized warps. */
 static int
-kuwa_forced (bool *tp, bool *rg)
+kuwa_forced (bool *tp, bool *rg, bool *ws)
 {
   const char *v = getenv ("GPUFX_CUDA_KUWA_BLOCK");
   char       *end;
   long        nw;
 
-  *tp = *rg = false;
+  *tp = *rg = *ws = false;
   if (! v || ! *v)
     return -1;
   nw = strtol (v, &end, 10);
   for (int s = 0; s < 4; s++)
     if (nw == kuwa_sizes[s] && (*end == 'a' || *end == 'u')
-        && (! end[1] || ((end[1] == 't' || end[1] == 'r') && ! end[2])))
+        && (! end[1] || (strchr ("trw", end[1]) && ! end[2])))
       {
         *tp = end[1] == 't';
-        *rg = end[1] == 'r';
+        *rg = end[1] == 'r' || end[1] == 'w';
+        *ws = end[1] == 'w';
         return 2 * s + (*end == 'a');
       }
   return -1;
@@ -1442,21 +1607,31 @@ typedef void (*KuwaFused) (CudaGeom, CudaPlane, CudaPlane, int, int, int, int);
  * always the first, the same V). */
 template <int C, bool VA>
 static KuwaFused
-kuwa_fused_for (bool tp, bool al, bool rg = false, bool lm = false)
+kuwa_fused_for (bool tp,
+                bool al,
+                bool rg = false,
+                bool lm = false,
+                bool ws = false)
 {
   constexpr bool V = VA || C == 1;
 
-  if constexpr (V) /* the ring: one phase, V compiled in; lm: see LM */
+  /* The ring: one phase, V compiled in; lm: see LM; ws (LM's loop): see WS */
+  if constexpr (V)
     if (rg)
       {
         if constexpr (C == 4)
           {
             if (al)
-              return lm ? kuwa_fused<C, false, true, V, true, true>
-                        : kuwa_fused<C, false, true, V, true>;
-            return lm ? kuwa_fused<C, false, false, V, true, true>
-                      : kuwa_fused<C, false, false, V, true>;
+              return ws   ? kuwa_fused<C, false, true, V, true, true, true>
+                     : lm ? kuwa_fused<C, false, true, V, true, true>
+                          : kuwa_fused<C, false, true, V, true>;
+            return ws   ? kuwa_fused<C, false, false, V, true, true, true>
+                   : lm ? kuwa_fused<C, false, false, V, true, true>
+                        : kuwa_fused<C, false, false, V, true>;
           }
+        if constexpr (KUWA_WS_FITS (C))
+          if (ws)
+            return kuwa_fused<C, false, false, V, true, true, true>;
         return kuwa_fused<C, false, false, V, true, true>;
       }
   if constexpr (C == 4)
@@ -1468,9 +1643,14 @@ kuwa_fused_for (bool tp, bool al, bool rg = false, bool lm = false)
 /* kuwa_fused_for with VA where alpha a allows it. */
 template <int C>
 static KuwaFused
-kuwa_fused_for (bool tp, bool al, int a, bool rg = false, bool lm = false)
+kuwa_fused_for (bool tp,
+                bool al,
+                int  a,
+                bool rg = false,
+                bool lm = false,
+                bool ws = false)
 {
-  return kuwa_va_fits<C> (a) ? kuwa_fused_for<C, true> (tp, al, rg, lm)
+  return kuwa_va_fits<C> (a) ? kuwa_fused_for<C, true> (tp, al, rg, lm, ws)
                              : kuwa_fused_for<C, false> (tp, al);
 }
 
@@ -1483,7 +1663,7 @@ kuwa_fused_for (bool tp, bool al, int a, bool rg = false, bool lm = false)
 struct KuwaChoice
 {
   int    nw, nbx, seg_h, tw, dx;
-  bool   al, rg, took_forced;
+  bool   al, rg, ws, took_forced;
   size_t smem;
 };
 
@@ -1491,7 +1671,7 @@ struct KuwaPick
 {
   /* The key: the job's shape and everything else the choice reads. */
   int        w, h, r, alpha, line_dx, smem_limit, sms, forced;
-  bool       tp_f, rg_f;
+  bool       tp_f, rg_f, ws_f;
   KuwaChoice choice;
 };
 
@@ -1503,7 +1683,7 @@ kuwa_pick_same (const KuwaPick &a, const KuwaPick &b)
   return a.w == b.w && a.h == b.h && a.r == b.r && a.alpha == b.alpha
          && a.line_dx == b.line_dx && a.smem_limit == b.smem_limit
          && a.sms == b.sms && a.forced == b.forced && a.tp_f == b.tp_f
-         && a.rg_f == b.rg_f;
+         && a.rg_f == b.rg_f && a.ws_f == b.ws_f;
 }
 
 template <int C>
@@ -1522,17 +1702,18 @@ kuwa_launch (const CudaGeom  &g,
        * rates fastest; the occupancy of each size is asked once (per
        * channel count). */
       static std::atomic<int> per_sm_of[3][KUWA_NT / 32 + 1];
-      static std::atomic<int> per_sm_rg[KUWA_NT / 32 + 1][KUWA_FUSED_MAX_R + 3];
+      static std::atomic<int> per_sm_rg[2][KUWA_NT / 32 + 1]
+                                       [KUWA_FUSED_MAX_R + 3]; /* ring, WS */
       static std::atomic<size_t> allowed;    /* dynamic shared memory set */
       static std::atomic<size_t> allowed_rg; /* the same, ring kernels */
       static std::atomic<int>    smem_sm;    /* shared memory per SM */
       KuwaChoice                 ch = {};
       int &nw = ch.nw, &nbx = ch.nbx, &seg_h = ch.seg_h, &tw = ch.tw,
           &dx = ch.dx;
-      bool   &al = ch.al, &rg = ch.rg, &took_forced = ch.took_forced;
+      bool &al = ch.al, &rg = ch.rg, &ws = ch.ws, &took_forced = ch.took_forced;
       size_t &smem = ch.smem;
       int     nw_max = KUWA_NT / 32, line_dx = -1;
-      bool    tp = false, rg_f = false;
+      bool    tp = false, rg_f = false, ws_f = false;
       /* The ring: sm_90+ (one phase), V compiled in. */
       const bool rg_ok
         = gpufx_cuda_limits.cc_major >= 9 && kuwa_va_fits<C> (g.alpha);
@@ -1595,9 +1776,9 @@ kuwa_launch (const CudaGeom  &g,
         }
       if (rg_ok && smem_max > allowed_rg.load ())
         {
-          for (int i = 0; i < 4; i++)
+          for (int i = 0; i < 8; i++)
             if ((err = gpufx_cuda_allow_smem (
-                   kuwa_fused_for<C, true> (false, i & 1, true, i & 2),
+                   kuwa_fused_for<C, true> (false, i & 1, true, i & 2, i & 4),
                    smem_max))
                 != cudaSuccess)
               return err;
@@ -1606,7 +1787,7 @@ kuwa_launch (const CudaGeom  &g,
       static std::mutex picks_lock;
       static KuwaPick   picks[KUWA_PICKS];
       static int        n_picks, next_pick;
-      const int         forced0 = kuwa_forced (&tp, &rg_f);
+      const int         forced0 = kuwa_forced (&tp, &rg_f, &ws_f);
       KuwaPick          pick = { out.w,
                                  out.h,
                                  r,
@@ -1617,6 +1798,7 @@ kuwa_launch (const CudaGeom  &g,
                                  forced0,
                                  tp,
                                  rg_f,
+                                 ws_f,
                                  {} };
       bool              known = false;
 
@@ -1630,28 +1812,33 @@ kuwa_launch (const CudaGeom  &g,
               known = true;
             }
       }
+      const int c_forced = ws_f ? 4 : rg_f ? 3 : 0; /* c of the loop below */
+
       /* A forced configuration the image cannot take (aligned tiles of an
        * input off the lines, a ring too large) leaves nw at 0: then the
        * plan chooses. */
       for (int pass = 0, forced = forced0; nw == 0 && pass < 2;
            pass++, forced = -1)
-        for (int c = 0; c < 4; c++) /* residency: all, capped (2); ring */
+        /* residency: all, capped (2); ring; ring with specialized warps */
+        for (int c = 0; c < 5; c++)
           for (int i = 0; i < 8; i++)
             {
-              int k = std::min (kuwa_sizes[i / 2], nw_max), bx, sh;
-              int w = 64 * k - 2 * r, d = i & 1 ? line_dx : 0;
-              int per_sm
-                = c == 3 ? per_sm_rg[k][r].load () : per_sm_of[c][k].load ();
-              size_t sk = c == 3 ? kuwa_ring_smem (32 * k, C, r)
+              int    k = std::min (kuwa_sizes[i / 2], nw_max), bx, sh;
+              int    w = 64 * k - 2 * r, d = i & 1 ? line_dx : 0;
+              int    per_sm = c >= 3 ? per_sm_rg[c - 3][k][r].load ()
+                                     : per_sm_of[c][k].load ();
+              size_t sk = c >= 3 ? kuwa_ring_smem (32 * k, C, r)
                           : c ? kuwa_capped_smem (32 * k, KUWA_CAP_COLS[c - 1],
                                                   smem_sm.load ())
                               : kuwa_fused_smem (32 * k, C);
               double cost;
 
-              if (forced >= 0 && (i != forced || c != (rg_f ? 3 : 0)))
+              if (forced >= 0 && (i != forced || c != c_forced))
                 continue;
-              if (c == 3 && (! rg_ok || sk > smem_max))
+              if (c >= 3 && (! rg_ok || sk > smem_max))
                 continue;
+              if (c == 4 && (! KUWA_WS_FITS (C) || 64 * k > KUWA_NT))
+                continue; /* WS: 2 k warps */
               if (c == 1 || c == 2)
                 if (sk < kuwa_fused_smem (32 * k, C) || sk > a)
                   continue;
@@ -1664,19 +1851,20 @@ kuwa_launch (const CudaGeom  &g,
               if (per_sm == 0
                   && cudaOccupancyMaxActiveBlocksPerMultiprocessor (
                        &per_sm,
-                       kuwa_fused_for<C> (c == 3 ? false : kuwa_two_phase (k),
-                                          false, g.alpha, c == 3, lm),
-                       32 * k, sk)
+                       kuwa_fused_for<C> (c >= 3 ? false : kuwa_two_phase (k),
+                                          false, g.alpha, c >= 3, lm, c == 4),
+                       (c == 4 ? 64 : 32) * k, sk)
                        == cudaSuccess
                   && per_sm > 0)
-                (c == 3 ? per_sm_rg[k][r] : per_sm_of[c][k]).store (per_sm);
-              if (c == 3 && per_sm <= 0)
+                (c >= 3 ? per_sm_rg[c - 3][k][r] : per_sm_of[c][k])
+                  .store (per_sm);
+              if (c >= 3 && per_sm <= 0)
                 continue;
               if ((c == 1 || c == 2)
                   && (per_sm <= 0 || per_sm >= per_sm_of[0][k].load ()))
                 continue; /* no fewer blocks than uncapped */
-              cost = kuwa_plan (out.w, out.h, r, k, w, i & 1, c == 3, per_sm,
-                                &bx, &sh);
+              cost = kuwa_plan (out.w, out.h, r, k, w, i & 1, c >= 3, c == 4,
+                                per_sm, &bx, &sh);
               if (nw == 0 || cost < best)
                 {
                   nw = k;
@@ -1686,7 +1874,8 @@ kuwa_launch (const CudaGeom  &g,
                   dx = d;
                   al = i & 1;
                   smem = sk;
-                  rg = c == 3;
+                  rg = c >= 3;
+                  ws = c == 4;
                   took_forced = forced >= 0;
                   best = cost;
                 }
@@ -1704,11 +1893,12 @@ kuwa_launch (const CudaGeom  &g,
         }
       dim3      grid (nbx, gpufx_cuda_div_up (out.h, seg_h));
       KuwaFused kern
-        = rg ? kuwa_fused_for<C> (false, al, g.alpha, true, lm)
+        = rg ? kuwa_fused_for<C> (false, al, g.alpha, true, lm, ws)
              : kuwa_fused_for<C> ((tp && took_forced) || kuwa_two_phase (nw),
                                   al, g.alpha);
 
-      kern<<<grid, 32 * nw, smem, stream>>> (g, in, out, r, seg_h, tw, dx);
+      kern<<<grid, (ws ? 64 : 32) * nw, smem, stream>>> (g, in, out, r, seg_h,
+                                                         tw, dx);
       return cudaGetLastError ();
     }
 

@@ -107,6 +107,7 @@ resolve (CudaGeom g, CudaPlane pi, CudaPlane po, int r, CudaScratch sc)
       cudaKernelNodeParams p;
       const char          *name = NULL;
       int                  c = 0, tp = 0, al = 0, va = 0, rg = 0;
+      int                  lm = 0, ws = 0;
       char                 buf[160];
 
       CK (cudaGraphNodeGetType (nd, &t));
@@ -120,11 +121,16 @@ resolve (CudaGeom g, CudaPlane pi, CudaPlane po, int r, CudaScratch sc)
         }
       int         nw = (int) (p.blockDim.x * p.blockDim.y / 32);
       const char *k = strstr (name, "kuwa_fused");
+      /* (older kernels: 5 or 6 flags) */
       if (k
-          && sscanf (k, "kuwa_fusedILi%dELb%dELb%dELb%dELb%dE", &c, &tp, &al,
-                     &va, &rg)
-               == 5)
+          && sscanf (k, "kuwa_fusedILi%dELb%dELb%dELb%dELb%dELb%dELb%dE", &c,
+                     &tp, &al, &va, &rg, &lm, &ws)
+               >= 5)
         {
+          const char *ring = ws ? "w" : rg ? "r" : "";
+
+          if (ws) /* specialized warps: two per column warp */
+            nw /= 2;
           /* the plain kernels ask for 4 x 2 x nt x (16 + 4C) bytes; more
            * is capped residency (columns per SM from the blocks that fit) */
           size_t      plain = (size_t) 8 * 32 * nw * (16 + 4 * c);
@@ -135,7 +141,7 @@ resolve (CudaGeom g, CudaPlane pi, CudaPlane po, int r, CudaScratch sc)
               cap = "c" + std::to_string (per * 64 * nw);
             }
           snprintf (buf, sizeof buf, "%d%c%s%s%s grid %ux%u (%d rows)", nw,
-                    al ? 'a' : 'u', rg ? "r" : "", tp ? "t" : "", cap.c_str (),
+                    al ? 'a' : 'u', ring, tp ? "t" : "", cap.c_str (),
                     p.gridDim.x, p.gridDim.y,
                     (int) ((po.h + p.gridDim.y - 1) / p.gridDim.y));
         }
