@@ -237,20 +237,6 @@ kuwa_pick (CudaGeom g, const float *b, int bw, CudaPlane out, int r)
 #else
 #define KUWA_SPLIT 0
 #endif
-/* WS's loop with one __syncthreads per row (1), or two named barriers per
- * row and role (0; measured variants). */
-#ifndef KUWA_WS_LOCK
-#define KUWA_WS_LOCK 1
-#endif
-/* WS: conflict-free prefix stores.  A lane's two columns lie 2 x 16 bytes
- * apart, so that lanes 2 apart hit the same banks in each 16-byte store
- * (2-way conflicts); in each group of 8 lanes (one wavefront) lanes 4..7
- * store their odd column first, so that the group covers every bank once.
- * At 2 warps per scheduler (the ring without WS) that cost more in
- * instructions than it saved (round 23).  A measured variant (1). */
-#ifndef KUWA_WS_SWAP
-#define KUWA_WS_SWAP 0
-#endif
 
 /* The input row y, border mapped (NULL: zero outside). */
 __device__ __forceinline__ const float *
@@ -489,22 +475,15 @@ kuwa_fused_smem (int nt, int channels)
          * (2 * sizeof (double) + channels * sizeof (float));
 }
 
-/* Named barrier ID over n threads: wait (bar.sync) or only arrive
- * (bar.arrive, which orders this thread's earlier shared memory accesses
- * before those of the threads that wait on it).  ID a constant: from a
- * register, ptxas reserves all 16 barriers. */
+/* Named barrier ID over n threads.  Unlike __syncthreads, which all of a
+ * block's threads must reach at one instruction (compute-sanitizer's
+ * synccheck failed the WS kernels on it), threads may wait on a named
+ * barrier from different places, as long as each warp does so whole. */
 template <int ID>
 __device__ __forceinline__ void
 kuwa_bar_sync (int n)
 {
   asm volatile("bar.sync %0, %1;" ::"n"(ID), "r"(n) : "memory");
-}
-
-template <int ID>
-__device__ __forceinline__ void
-kuwa_bar_arrive (int n)
-{
-  asm volatile("bar.arrive %0, %1;" ::"n"(ID), "r"(n) : "memory");
 }
 
 /* Dynamic shared memory of the ring (RG) kernel of nt threads at radius r:
@@ -550,7 +529,10 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                                            int       dx_al)
 {
   /* WS: threads [0, nct) produce the ring's rows, [nct, 2 nct) pick from
-   * them, each over the same columns (q). */
+   * them, each over the same columns (q).  prod from lane 0's shuffle, so
+   * that ptxas knows each warp takes one role: from the thread index it
+   * gave every shuffle a divergent path too (BRA.DIV, WARPSYNC; 3528
+   * instructions instead of 2872). */
   extern __shared__ double kuwa_smem[];
   const int                nct = WS ? blockDim.x / 2 : blockDim.x;
   const bool               prod
@@ -782,8 +764,7 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
        * shape is what was measured: small rewrites (the loop over one set
        * below as a constant) compiled the RGBA kernels otherwise again.
        * What each step does: see the loop below. */
-      constexpr bool SWP = WS && KUWA_WS_SWAP;
-      auto           store_row = [&] (KuwaSums<C> (&cur)[2], int sl) {
+      auto store_row = [&] (KuwaSums<C> (&cur)[2], int sl) {
         double *pv = kuwa_smem;
         float  *pc = (float *) (pv + 2 * nsl * tw_all);
 
@@ -794,9 +775,18 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
             double    a[2], b[2];
             float     ac[C], bc[C];
 
-            /* WS with KUWA_WS_SWAP: lanes 4..7 of each 8 store their odd
-             * column first (see KUWA_WS_SWAP). */
-            const int ov = SWP ? (lane >> 2) & 1 : 0, oc = C == 4 ? ov : 0;
+            /* WS: conflict-free stores.  A lane's two columns lie 2 x 16
+             * bytes apart, so that lanes 2 apart hit the same banks in each
+             * 16-byte store (2-way conflicts); in each group of 8 lanes (one
+             * wavefront) lanes 4..7 store their odd column first, so that
+             * the group covers every bank once.  With WS, 4K RGBA r = 8..12
+             * ran 3.5-5% faster (8aw 0.1686 -> 0.1628 ms at r = 10; the L1
+             * data pipe was 81% busy), 1080p 5-8%, RGB 1-1.5%; without (2
+             * warps per scheduler), the selects cost more than they saved
+             * (round 23).  Not at 2 channels, whose WS kernel ran 4% slower
+             * with them (4K r = 10; not analysed). */
+            const int ov = WS && C != 2 ? (lane >> 2) & 1 : 0;
+            const int oc = C == 4 ? ov : 0;
 
 #pragma unroll
             for (int kk = 0; kk < 2; kk++)
@@ -826,15 +816,20 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                     bc[c] = t;
                   }
               }
-            if constexpr (SWP && C == 4)
+            if constexpr (C != 3)
               {
-                kuwa_sts4 (pc + C * (slot * tw_all + c0 + oc), ac);
-                kuwa_sts4 (pc + C * (slot * tw_all + c0 + 1 - oc), bc);
-              }
-            else if constexpr (C != 3)
-              {
-                kuwa_stv<float, C> (pc + C * (slot * tw_all + c0 + oc), ac);
-                kuwa_stv<float, C> (pc + C * (slot * tw_all + c0 + 1 - oc), bc);
+                if constexpr (WS && C == 4)
+                  {
+                    /* (through kuwa_stv, after the selects, 8 + 4 + 4) */
+                    kuwa_sts4 (pc + C * (slot * tw_all + c0 + oc), ac);
+                    kuwa_sts4 (pc + C * (slot * tw_all + c0 + 1 - oc), bc);
+                  }
+                else
+                  {
+                    kuwa_stv<float, C> (pc + C * (slot * tw_all + c0 + oc), ac);
+                    kuwa_stv<float, C> (pc + C * (slot * tw_all + c0 + 1 - oc),
+                                        bc);
+                  }
               }
             else
 #pragma unroll
@@ -941,32 +936,23 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
            * and k - r.  The ring waits on its dependency chains with 2 warps
            * per scheduler (its shared memory admits one 8-warp block per SM
            * at 4K r = 10): here each scheduler has 4, with the same work per
-           * row.  Two named barriers per parity (so that one role can be a
-           * row ahead without completing the other's barrier): FULL (1, 2),
-           * row k stored; EMPTY (3, 4), row k picked.  Storing row k
-           * overwrites row k - r - 2, read last by the pick of row k - 2, so
-           * the producers may run one row ahead of the picks. */
-#if ! KUWA_WS_LOCK
+           * row.  One barrier per row: between barriers k and k + 1 the
+           * consumers read slots k and k - r while the producers write slot
+           * k + 1 (the row k - r - 1, read last by the pick of row k - 1).
+           * Two named barriers per parity (FULL: row k stored, EMPTY: row k
+           * picked, bar.arrive and bar.sync), which let the producers run a
+           * row ahead, ran 0-4% slower (H100, round 24), and racecheck
+           * reported hazards on them (not settled whether real). */
           const int nthr = blockDim.x;
-#endif
 
           if (prod)
             {
               fetch (k0 + 1);
               for (int k = k0; k < n_rows; k++)
                 {
-#if KUWA_WS_LOCK
                   store_row (s, sw);
                   if (k >= 0)
-                    __syncthreads ();
-#else
-                  if (k >= 2)
-                    k & 1 ? kuwa_bar_sync<4> (nthr) : kuwa_bar_sync<3> (nthr);
-                  store_row (s, sw);
-                  if (k >= 0)
-                    k & 1 ? kuwa_bar_arrive<2> (nthr)
-                          : kuwa_bar_arrive<1> (nthr);
-#endif
+                    kuwa_bar_sync<1> (nthr);
                   if (k + 1 < n_rows)
                     {
                       slide (s);
@@ -981,17 +967,9 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
               {
                 int bq[2];
 
-#if KUWA_WS_LOCK
-                __syncthreads ();
-#else
-                k & 1 ? kuwa_bar_sync<2> (nthr) : kuwa_bar_sync<1> (nthr);
-#endif
+                kuwa_bar_sync<1> (nthr);
                 pick_var (sl, bq);
                 pick_out (k, sl, bq);
-#if ! KUWA_WS_LOCK
-                if (k + 2 < n_rows)
-                  k & 1 ? kuwa_bar_arrive<4> (nthr) : kuwa_bar_arrive<3> (nthr);
-#endif
                 sl = sl + 1 == nsl ? 0 : sl + 1;
               }
           return;
@@ -1426,12 +1404,14 @@ static const int KUWA_CAP_COLS[2] = { 512, 768 };
 
 /* The ring with specialized warps (WS, see kuwa_fused): its rate as a
  * factor of the ring's at the same column warps (H100 RGBA, round 24: at
- * equal blocks per SM, 4K r = 8..12 and 1080p r = 8, 10, 0.975-0.990 of the
- * ring's time; where the ring has more blocks per SM, at 4K r <= 7, WS ran
- * up to 19% slower, which the residency term gives). */
-#ifndef KUWA_RING_WS
-#define KUWA_RING_WS 0.985
-#endif
+ * equal blocks per SM, 4K r = 8..12 and 1080p r = 8..12, 0.92-0.96 of the
+ * ring's time; where the ring has more blocks per SM (WS: 2 per SM at most
+ * at 4 warps, by registers), at 4K r <= 7, WS ran 2-18% slower, which the
+ * residency term gives).  With 0.95 the plan took 4aw at 4K r = 8, 8aw at
+ * r = 9..12 and at 1080p r = 10, 4aw at 1080p r = 6 and 8 (each the faster
+ * WS size or within 0.4%), the ring as before at 4K r <= 7, and at 1080p
+ * r = 2 4ar, 2.5% slower than 4aw. */
+#define KUWA_RING_WS 0.95
 
 /* The channel counts with WS kernels: not gray, where their instantiation
  * changed the code of the other gray kernels (ptxas 13.0: other inlining,
