@@ -475,15 +475,17 @@ kuwa_fused_smem (int nt, int channels)
          * (2 * sizeof (double) + channels * sizeof (float));
 }
 
-/* Named barrier ID over n threads.  Unlike __syncthreads, which all of a
- * block's threads must reach at one instruction (compute-sanitizer's
- * synccheck failed the WS kernels on it), threads may wait on a named
- * barrier from different places, as long as each warp does so whole. */
+/* Barrier ID over n threads, waited on from different places (the WS
+ * roles' loops).  __syncthreads and bar.sync are aligned barriers (PTX:
+ * bar.sync is barrier.sync.aligned), which every thread must reach at the same
+ * instruction: compute-sanitizer's synccheck failed the WS kernels on
+ * __syncthreads.  barrier.sync without .aligned allows that, as long as
+ * each warp arrives whole; ptxas 13.0 gives it the same BAR.SYNC. */
 template <int ID>
 __device__ __forceinline__ void
 kuwa_bar_sync (int n)
 {
-  asm volatile("bar.sync %0, %1;" ::"n"(ID), "r"(n) : "memory");
+  asm volatile("barrier.sync %0, %1;" ::"n"(ID), "r"(n) : "memory");
 }
 
 /* Dynamic shared memory of the ring (RG) kernel of nt threads at radius r:
@@ -866,6 +868,22 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
 
                   if (g == 1)
                     kuwa_boxv<true, double, 2> (p, l, l + r, sv);
+                  else if (WS && g == 2)
+                    {
+                      /* Only lanes < r send var[2] (see a_var): the loads
+                       * of the others predicated off, so that the two
+                       * loads take ceil (r / 8) wavefronts instead of 4
+                       * (the WS ring is bound by the L1 data pipe). */
+                      const bool use = lane < r;
+                      double     h[2] = { 0, 0 }, f[2] = { 0, 0 };
+
+                      if (use)
+                        kuwa_ldv<double, 2> (p + 2 * (l + r), h);
+                      if (use && (l & 63))
+                        kuwa_ldv<double, 2> (p + 2 * (l - 1), f);
+                      sv[0] = h[0] - f[0];
+                      sv[1] = h[1] - f[1];
+                    }
                   else
                     kuwa_boxv<false, double, 2> (p, l, l + r, sv);
                   mean = sv[0] * inv_n;
