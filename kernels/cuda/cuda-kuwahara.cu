@@ -480,7 +480,8 @@ kuwa_fused_smem (int nt, int channels)
  * bar.sync is barrier.sync.aligned), which every thread must reach at the same
  * instruction: compute-sanitizer's synccheck failed the WS kernels on
  * __syncthreads.  barrier.sync without .aligned allows that, as long as
- * each warp arrives whole; ptxas 13.0 gives it the same BAR.SYNC. */
+ * each warp arrives whole; ptxas 13.0 gives it the same BAR.SYNC (H100,
+ * round 24: the same times as bar.sync, synccheck clean). */
 template <int ID>
 __device__ __forceinline__ void
 kuwa_bar_sync (int n)
@@ -868,22 +869,6 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
 
                   if (g == 1)
                     kuwa_boxv<true, double, 2> (p, l, l + r, sv);
-                  else if (WS && g == 2)
-                    {
-                      /* Only lanes < r send var[2] (see a_var): the loads
-                       * of the others predicated off, so that the two
-                       * loads take ceil (r / 8) wavefronts instead of 4
-                       * (the WS ring is bound by the L1 data pipe). */
-                      const bool use = lane < r;
-                      double     h[2] = { 0, 0 }, f[2] = { 0, 0 };
-
-                      if (use)
-                        kuwa_ldv<double, 2> (p + 2 * (l + r), h);
-                      if (use && (l & 63))
-                        kuwa_ldv<double, 2> (p + 2 * (l - 1), f);
-                      sv[0] = h[0] - f[0];
-                      sv[1] = h[1] - f[1];
-                    }
                   else
                     kuwa_boxv<false, double, 2> (p, l, l + r, sv);
                   mean = sv[0] * inv_n;
@@ -891,6 +876,11 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                   var[g] = ev2[g] - mean * mean;
                 }
 
+              /* Only lanes < r send var[2]; group 2's box loads in those
+               * lanes alone (the WS ring, whose L1 data pipe was 77% busy)
+               * cut the shared load wavefronts 10%, but ran 0.3-1% slower
+               * at 4K RGBA r = 8..12 and 5% at 2 channels (H100, round
+               * 24). */
               const double a_var
                 = __shfl_sync (0xffffffffu, lane < r ? var[2] : var[0], src);
               const double a_ev2
