@@ -1477,66 +1477,61 @@ kuwa_plan (int  w,
            int *seg_h)
 {
   const int sms = std::max (gpufx_cuda_limits.sm_count, 1);
-  double    best = 0;
+  int       sh = 32 + 2 * r;
+  double    rate = 200 + 3 * nw;
+  double    t;
+  long      nb;
 
   *nbx = gpufx_cuda_div_up (w, tw);
-  /* The waves rounded to the nearest; the ring also weighs them rounded
-   * down (taller segments, fewer of its starts and fills; at one block
-   * per SM nothing overlaps them). */
-  for (int down = 0; down <= (int) rg; down++)
+  /* The waves rounded to the nearest; the ring in one wave, all its blocks
+   * resident at once in the tallest segments (its r + 1 start rows and r
+   * fill rows, which only the producers of WS work on, once per SM).  On
+   * the H100 (round 24, the same kernels) the plan ran 4K RGBA r = 6 and
+   * 8..12 3-5.5% faster than with the ring's waves rounded to the nearest
+   * or down, whichever rated better (at r = 10: 2 waves of 66-row
+   * segments), RGB r = 10, 12 3-5%, gray r = 16 5%; 4K r = 1..5, 7, 13..30
+   * and the other channel counts within 2% (gray r = 1 1% slower), 1080p
+   * (mostly one wave already) within 1.3% both ways. */
+  if (per_sm > 0 && gpufx_cuda_limits.sm_count > 0)
     {
-      int    sh = 32 + 2 * r;
-      double rate = 200 + 3 * nw;
-      double t;
-      long   nb;
+      long slots = (long) per_sm * sms;
+      long n = (long) *nbx * gpufx_cuda_div_up (h, sh);
+      long waves = rg ? 1 : std::max (1L, (n + slots / 2) / slots);
+      int  nby = (int) std::max (1L, waves * slots / *nbx);
 
-      if (per_sm > 0 && gpufx_cuda_limits.sm_count > 0)
-        {
-          long slots = (long) per_sm * sms;
-          long n = (long) *nbx * gpufx_cuda_div_up (h, sh);
-          long waves = std::max (1L, (n + (down ? 0 : slots / 2)) / slots);
-          int  nby = (int) std::max (1L, waves * slots / *nbx);
-
-          sh = std::max ((int) gpufx_cuda_div_up (h, nby),
-                         std::min (sh, 16 + r));
-        }
-      nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
-      if (rg) /* see KUWA_RING_ROW */
-        rate -= nw == 8 ? 14 : 0;
-      else if (gpufx_cuda_limits.cc_major >= 9) /* one phase, split barrier */
-        rate -= nw == KUWA_NT / 32 ? 28 : nw == 8 ? 7 : 0;
-      if (ws) /* see KUWA_RING_WS */
-        rate *= KUWA_RING_WS;
-      if (al && nw >= 4)
-        rate *= nw == 4 ? (rg ? KUWA_RING_AL4 : 0.98) : 0.97;
-      /* Fewer than KUWA_NT / 32 warps resident per SM hide less latency:
-       * the time over (warps / 16)^0.35, fitted with capped residency (see
-       * KUWA_CAP_COLS) on H100 RGBA forced-configuration sweeps at 4K and
-       * 1080p, r = 1..30 (round 20: 0.35 to 0.4 pick the same; at 4K and
-       * for full residency at 1080p the same picks as without it). */
-      if (per_sm > 0)
-        {
-          long wps = std::min ((long) per_sm, (nb + sms - 1) / sms) * nw;
-
-          if (wps < KUWA_NT / 32)
-            rate
-              /= pow ((double) wps / (KUWA_NT / 32), rg ? KUWA_RING_OCC : 0.35);
-        }
-      if (rg) /* the ring: r + 1 start rows, r rows without a pick */
-        t = (double) ((nb + sms - 1) / sms) * 64 * nw
-            * (20.0 * KUWA_RING_ROW * std::min (sh, h) + 3.0 * (r + 1)
-               + 20.0 * KUWA_RING_FILL * r)
-            * rate;
-      else
-        t = (double) ((nb + sms - 1) / sms) * 64 * nw
-            * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * rate;
-      if (down == 0 || t < best)
-        {
-          best = t;
-          *seg_h = sh;
-        }
+      sh = std::max ((int) gpufx_cuda_div_up (h, nby), std::min (sh, 16 + r));
     }
-  return best;
+  nb = (long) *nbx * gpufx_cuda_div_up (h, sh);
+  if (rg) /* see KUWA_RING_ROW */
+    rate -= nw == 8 ? 14 : 0;
+  else if (gpufx_cuda_limits.cc_major >= 9) /* one phase, split barrier */
+    rate -= nw == KUWA_NT / 32 ? 28 : nw == 8 ? 7 : 0;
+  if (ws) /* see KUWA_RING_WS */
+    rate *= KUWA_RING_WS;
+  if (al && nw >= 4)
+    rate *= nw == 4 ? (rg ? KUWA_RING_AL4 : 0.98) : 0.97;
+  /* Fewer than KUWA_NT / 32 warps resident per SM hide less latency:
+   * the time over (warps / 16)^0.35, fitted with capped residency (see
+   * KUWA_CAP_COLS) on H100 RGBA forced-configuration sweeps at 4K and
+   * 1080p, r = 1..30 (round 20: 0.35 to 0.4 pick the same; at 4K and
+   * for full residency at 1080p the same picks as without it). */
+  if (per_sm > 0)
+    {
+      long wps = std::min ((long) per_sm, (nb + sms - 1) / sms) * nw;
+
+      if (wps < KUWA_NT / 32)
+        rate /= pow ((double) wps / (KUWA_NT / 32), rg ? KUWA_RING_OCC : 0.35);
+    }
+  if (rg) /* the ring: r + 1 start rows, r rows without a pick */
+    t = (double) ((nb + sms - 1) / sms) * 64 * nw
+        * (20.0 * KUWA_RING_ROW * std::min (sh, h) + 3.0 * (r + 1)
+           + 20.0 * KUWA_RING_FILL * r)
+        * rate;
+  else
+    t = (double) ((nb + sms - 1) / sms) * 64 * nw
+        * (20.0 * std::min (sh, h) + 3.0 * (2 * r + 1)) * rate;
+  *seg_h = sh;
+  return t;
 }
 
 /* The block sizes kuwa_launch weighs, in warps. */
