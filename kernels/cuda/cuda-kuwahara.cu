@@ -395,6 +395,70 @@ kuwa_take (int qd, double var, double ev2, int &best, double &bv, double &be)
     }
 }
 
+/* The one-phase pick's share of one set (see kuwa_fused): from the set's
+ * prefix sums p of V and V^2, each lane's (variance, E[V^2]) of the boxes
+ * starting at tile columns 64 w + 32 g + lane, g = 0, 1, 2, each once; an
+ * output's right box (r columns on) comes from lane src = (lane + r) & 31
+ * (wrap: lane + r >= 32), which offers group 2 if lane < r (else 0) and
+ * group 1; then both quadrants of the set for the lane's two outputs (h)
+ * go to kuwa_take.  One helper for the plain and the LM loops: the 4K
+ * outputs bit-identical and the times within -4..+0.4% of the two copies
+ * it replaced (H100, round 24; the SASS differs in register allocation).
+ * Only lanes < r send var[2]; group 2's box loads in those lanes alone
+ * (the WS ring, whose L1 data pipe was 77% busy) cut the shared load
+ * wavefronts 10%, but ran 0.3-1% slower at 4K RGBA r = 8..12 and 5% at 2
+ * channels (H100, round 24). */
+__device__ __forceinline__ void
+kuwa_pick_set (const double *p,
+               int           set,
+               int           w0,
+               int           lane,
+               int           r,
+               int           tw_all,
+               double        inv_n,
+               int           src,
+               bool          wrap,
+               int (&bq)[2],
+               double (&bvar)[2],
+               double (&bev2)[2])
+{
+  double var[3], ev2[3];
+
+#pragma unroll
+  for (int g = 0; g < 3; g++)
+    {
+      /* Past the tile (no output reads them): its last box. */
+      const int l
+        = g ? min (2 * w0 + 32 * g + lane, tw_all - 1 - r) : 2 * w0 + lane;
+      double mean, sv[2];
+
+      if (g == 1)
+        kuwa_boxv<true, double, 2> (p, l, l + r, sv);
+      else
+        kuwa_boxv<false, double, 2> (p, l, l + r, sv);
+      mean = sv[0] * inv_n;
+      ev2[g] = sv[1] * inv_n;
+      var[g] = ev2[g] - mean * mean;
+    }
+
+  const double a_var
+    = __shfl_sync (0xffffffffu, lane < r ? var[2] : var[0], src);
+  const double a_ev2
+    = __shfl_sync (0xffffffffu, lane < r ? ev2[2] : ev2[0], src);
+  const double b_var = __shfl_sync (0xffffffffu, var[1], src);
+  const double b_ev2 = __shfl_sync (0xffffffffu, ev2[1], src);
+
+#pragma unroll
+  for (int h = 0; h < 2; h++)
+    {
+      const bool b = (h == 0) == wrap;
+
+      kuwa_take (2 * set, var[h], ev2[h], bq[h], bvar[h], bev2[h]);
+      kuwa_take (2 * set + 1, b ? b_var : a_var, b ? b_ev2 : a_ev2, bq[h],
+                 bvar[h], bev2[h]);
+    }
+}
+
 /* A lane's sums of one set for its two columns: V, V^2 and the channels. */
 template <int C> struct KuwaSums
 {
@@ -856,48 +920,8 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
 
 #pragma unroll
           for (int set = 0; set < 2; set++)
-            {
-              const double *p = pv + (set ? sl1 : sl0) * 2 * tw_all;
-              double        var[3], ev2[3];
-
-#pragma unroll
-              for (int g = 0; g < 3; g++)
-                {
-                  const int l = g ? min (2 * w0 + 32 * g + lane, tw_all - 1 - r)
-                                  : 2 * w0 + lane;
-                  double    mean, sv[2];
-
-                  if (g == 1)
-                    kuwa_boxv<true, double, 2> (p, l, l + r, sv);
-                  else
-                    kuwa_boxv<false, double, 2> (p, l, l + r, sv);
-                  mean = sv[0] * inv_n;
-                  ev2[g] = sv[1] * inv_n;
-                  var[g] = ev2[g] - mean * mean;
-                }
-
-              /* Only lanes < r send var[2]; group 2's box loads in those
-               * lanes alone (the WS ring, whose L1 data pipe was 77% busy)
-               * cut the shared load wavefronts 10%, but ran 0.3-1% slower
-               * at 4K RGBA r = 8..12 and 5% at 2 channels (H100, round
-               * 24). */
-              const double a_var
-                = __shfl_sync (0xffffffffu, lane < r ? var[2] : var[0], src);
-              const double a_ev2
-                = __shfl_sync (0xffffffffu, lane < r ? ev2[2] : ev2[0], src);
-              const double b_var = __shfl_sync (0xffffffffu, var[1], src);
-              const double b_ev2 = __shfl_sync (0xffffffffu, ev2[1], src);
-
-#pragma unroll
-              for (int h = 0; h < 2; h++)
-                {
-                  const bool b = (h == 0) == wrap;
-
-                  kuwa_take (2 * set, var[h], ev2[h], bq[h], bvar[h], bev2[h]);
-                  kuwa_take (2 * set + 1, b ? b_var : a_var, b ? b_ev2 : a_ev2,
-                             bq[h], bvar[h], bev2[h]);
-                }
-            }
+            kuwa_pick_set (pv + (set ? sl1 : sl0) * 2 * tw_all, set, w0, lane,
+                           r, tw_all, inv_n, src, wrap, bq, bvar, bev2);
         }
       };
       auto pick_out = [&] (int k, int sl, const int (&bq)[2]) {
@@ -1255,47 +1279,9 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
 
 #pragma unroll
             for (int set = 0; set < 2; set++)
-              {
-                const double *p
-                  = pv + (RG ? (set ? sl1 : sl0) : buf * 2 + set) * 2 * tw_all;
-                double var[3], ev2[3];
-
-#pragma unroll
-                for (int g = 0; g < 3; g++)
-                  {
-                    /* Past the tile (no output reads them): its last box. */
-                    const int l
-                      = g ? min (2 * w0 + 32 * g + lane, tw_all - 1 - r)
-                          : 2 * w0 + lane;
-                    double mean, sv[2];
-
-                    if (g == 1)
-                      kuwa_boxv<true, double, 2> (p, l, l + r, sv);
-                    else
-                      kuwa_boxv<false, double, 2> (p, l, l + r, sv);
-                    mean = sv[0] * inv_n;
-                    ev2[g] = sv[1] * inv_n;
-                    var[g] = ev2[g] - mean * mean;
-                  }
-
-                const double a_var
-                  = __shfl_sync (0xffffffffu, lane < r ? var[2] : var[0], src);
-                const double a_ev2
-                  = __shfl_sync (0xffffffffu, lane < r ? ev2[2] : ev2[0], src);
-                const double b_var = __shfl_sync (0xffffffffu, var[1], src);
-                const double b_ev2 = __shfl_sync (0xffffffffu, ev2[1], src);
-
-#pragma unroll
-                for (int h = 0; h < 2; h++)
-                  {
-                    const bool b = (h == 0) == wrap;
-
-                    kuwa_take (2 * set, var[h], ev2[h], bq[h], bvar[h],
-                               bev2[h]);
-                    kuwa_take (2 * set + 1, b ? b_var : a_var,
-                               b ? b_ev2 : a_ev2, bq[h], bvar[h], bev2[h]);
-                  }
-              }
+              kuwa_pick_set (
+                pv + (RG ? (set ? sl1 : sl0) : buf * 2 + set) * 2 * tw_all, set,
+                w0, lane, r, tw_all, inv_n, src, wrap, bq, bvar, bev2);
           }
 
 #pragma unroll
