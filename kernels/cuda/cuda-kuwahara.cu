@@ -807,6 +807,41 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
       __syncthreads ();
     }
 #endif
+  /* The sums s to row k + 1 and row k + 2's loads. */
+  auto advance = [&] (int k) {
+    if (k + 1 < n_rows)
+      {
+        slide (s);
+        if (k + 2 < n_rows)
+          fetch (k + 2);
+      }
+  };
+  /* Row k's barrier: split where SPL (see above), else whole. */
+  auto row_barrier = [&] (int k) {
+#if KUWA_SPLIT
+    if (SPL)
+      {
+        unsigned long long st;
+        unsigned           ok;
+
+        asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"
+                     : "=l"(st)
+                     : "r"(mbar)
+                     : "memory");
+        advance (k);
+        do
+          asm volatile("{\n\t.reg .pred p;\n\t"
+                       "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
+                       "%2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+                       : "=r"(ok)
+                       : "r"(mbar), "r"((unsigned) k & 1)
+                       : "memory");
+        while (! ok);
+        return;
+      }
+#endif
+    __syncthreads ();
+  };
 
   /* RG: rows k0 .. -1 fill the ring; ring slot sw holds row k, and slot
    * sw + 2 (mod nsl) row k - r. */
@@ -985,12 +1020,7 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
                   store_row (s, sw);
                   if (k >= 0)
                     kuwa_bar_sync<1> (nthr);
-                  if (k + 1 < n_rows)
-                    {
-                      slide (s);
-                      if (k + 2 < n_rows)
-                        fetch (k + 2);
-                    }
+                  advance (k);
                   sw = sw + 1 == nsl ? 0 : sw + 1;
                 }
             }
@@ -1026,44 +1056,12 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
           store_row (cur, sw);
           if (k < 0)
             {
-              if (SPL && k + 1 < n_rows)
-                {
-                  slide (s);
-                  if (k + 2 < n_rows)
-                    fetch (k + 2);
-                }
+              if (SPL)
+                advance (k);
               sw = sw + 1 == nsl ? 0 : sw + 1;
               continue;
             }
-#if KUWA_SPLIT
-          if (SPL)
-            {
-              unsigned long long st;
-              unsigned           ok;
-
-              asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"
-                           : "=l"(st)
-                           : "r"(mbar)
-                           : "memory");
-              if (k + 1 < n_rows)
-                {
-                  slide (s);
-                  if (k + 2 < n_rows)
-                    fetch (k + 2);
-                }
-              do
-                asm volatile(
-                  "{\n\t.reg .pred p;\n\t"
-                  "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
-                  "%2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
-                  : "=r"(ok)
-                  : "r"(mbar), "r"((unsigned) k & 1)
-                  : "memory");
-              while (! ok);
-            }
-          else
-#endif
-            __syncthreads ();
+          row_barrier (k);
 
           {
             int bq[2];
@@ -1187,43 +1185,12 @@ __launch_bounds__ (KUWA_NT, 1) kuwa_fused (CudaGeom  g,
         {
           /* Filling the ring: no pick, so no barrier (the first pick's
            * orders these stores). */
-          if (SPL && k + 1 < n_rows)
-            {
-              slide (s);
-              if (k + 2 < n_rows)
-                fetch (k + 2);
-            }
+          if (SPL)
+            advance (k);
           sw = sw + 1 == nsl ? 0 : sw + 1;
           continue;
         }
-#if KUWA_SPLIT
-      if (SPL)
-        {
-          unsigned long long st;
-          unsigned           ok;
-
-          asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1];"
-                       : "=l"(st)
-                       : "r"(mbar)
-                       : "memory");
-          if (k + 1 < n_rows)
-            {
-              slide (s);
-              if (k + 2 < n_rows)
-                fetch (k + 2);
-            }
-          do
-            asm volatile("{\n\t.reg .pred p;\n\t"
-                         "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], "
-                         "%2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
-                         : "=r"(ok)
-                         : "r"(mbar), "r"((unsigned) k & 1)
-                         : "memory");
-          while (! ok);
-        }
-      else
-#endif
-        __syncthreads ();
+      row_barrier (k);
       if (TP)
         {
           /* Phase 1: per set and box start l (columns l .. l + r <
