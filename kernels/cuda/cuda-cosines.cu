@@ -90,7 +90,9 @@ __constant__ LinesCosines lines_cos[2];
  * part by Goertzel and the padding in closed form as FLAT does, in
  * relative phase; no phase 1 over the line, no shared memory, no barrier,
  * and the walk (at most 2r + 1 samples per chunk) replaces FLAT's walk of
- * the whole line.
+ * the whole line.  In 1 or 2 chunks per line (DEEP) there are fewer warps
+ * to wait on the loads, so phase 2's samples pass through a ring in shared
+ * memory per warp, copied there (cp.async) groups ahead of their use.
  * Rows of 4 channels that fit twice in an SM's shared memory (RS) are
  * copied there whole first (one row per block, 4 lanes x 32 chunks, S
  * odd so that the chunks of a warp read different banks): phase 1 and
@@ -306,7 +308,75 @@ enum
   COS_FLAT,     /* the image (clamp, zero)                 */
   COS_PERIODIC, /* one period (mirror, wrap; long r)       */
   COS_MIRROR,   /* the image, mirror (whole lines)         */
-  COS_SOLO      /* columns, clamp / zero: each chunk alone */
+  COS_SOLO,     /* columns, clamp / zero: each chunk alone */
+  COS_DEEP      /* SOLO in 1-2 chunks, phase 2 through a ring */
+};
+
+/* DEEP (see cosines_launch_solo): SOLO with at most COS_DEEP_NCH chunks
+ * per line, so fewer warps, whose phase-2 loads are copied (cp.async)
+ * COS_DEEP_PF groups of outputs ahead into a ring in shared memory
+ * instead of waiting in registers.  H100, 4K columns at sigma 100, round
+ * 25: 2 groups ahead 0.182 ms, 4 0.188, 6 0.187 (2 chunks); 16 outputs
+ * per group or 32 phase-1 loads in flight no faster. */
+#ifndef COS_DEEP_NCH
+#define COS_DEEP_NCH 2
+#endif
+#ifndef COS_DEEP_PF
+#define COS_DEEP_PF 2
+#endif
+/* The ring's copies need cp.async (sm_80+); before, DEEP is SOLO. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define COS_DEEP_RING 0
+#else
+#define COS_DEEP_RING 1
+#endif
+/* DEEP's ring of each warp, in floats: PF + 2 groups of V outputs, two
+ * streams (the group copied into a slot was read two groups before). */
+__host__ __device__ constexpr int
+lines_ring_floats ()
+{
+  return (COS_DEEP_PF + 2) * COS_COL_V * 2 * COS_COL_LANES;
+}
+
+/* 4 bytes from global to shared memory without a register (cp.async,
+ * sm_80+; before, a plain copy), and the wait until at most N of the
+ * committed groups are pending. */
+__device__ __forceinline__ void
+lines_copy4 (float *dst, const float *src)
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+                 (unsigned) __cvta_generic_to_shared (dst)),
+               "l"(src)
+               : "memory");
+#else
+  *dst = __ldg (src);
+#endif
+}
+template <int N>
+__device__ __forceinline__ void
+lines_copy_commit_wait ()
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n\t"
+               "cp.async.wait_group %0;" ::"n"(N)
+               : "memory");
+#endif
+}
+/* Launch bounds per kernel: the block shape's, but for DEEP. */
+template <int AXIS, bool RS, int MODE> struct CosBounds
+{
+  static constexpr int threads
+    = CosBlock<AXIS, RS>::lanes * CosBlock<AXIS, RS>::nch_max;
+  static constexpr int min_blocks = CosBlock<AXIS, RS>::min_blocks;
+};
+/* DEEP: blocks of up to 3 warps, 4 per SM (170 registers; it takes 122,
+ * none spilled), as measured: under a bound of 2 warps ptxas schedules it
+ * otherwise. */
+template <> struct CosBounds<1, false, COS_DEEP>
+{
+  static constexpr int threads = COS_COL_LANES * 3;
+  static constexpr int min_blocks = 4;
 };
 
 __host__ __device__ constexpr int
@@ -337,12 +407,13 @@ lines_border_period (int n, int border)
  * every later read is a shared-memory one. */
 template <int NT, int AXIS, int MODE, bool RS, bool PAD = false>
 __global__ void
-__launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
-                   CosBlock<AXIS, RS>::min_blocks)
+__launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
+                   CosBounds<AXIS, RS, MODE>::min_blocks)
   lines_cosines_kernel (CudaGeom g, CudaPlane in, CudaPlane out)
 {
   /* SOLO keeps FLAT's border semantics (image positions, runs). */
-  constexpr bool            SOLO = MODE == COS_SOLO;
+  constexpr bool            SOLO = MODE == COS_SOLO || MODE == COS_DEEP;
+  constexpr bool            DEEP = MODE == COS_DEEP;
   constexpr bool            FLAT = MODE == COS_FLAT || SOLO;
   constexpr bool            PER = MODE == COS_PERIODIC;
   constexpr bool            MIR = MODE == COS_MIRROR;
@@ -1202,6 +1273,10 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
   double dl = xa, dh = xb; /* x at o0 + j - r and o0 + j + r + 1 */
   /* Clamp and zero where a warp is one chunk (columns): in runs. */
   constexpr bool SEG = COS_SEG && FLAT && LANES == 32;
+  /* DEEP: the warp's ring (lines_ring_floats). */
+  constexpr int PF = DEEP && COS_DEEP_RING ? COS_DEEP_PF : 0, NS = PF + 2;
+  float *const  ring
+    = DEEP ? (float *) cos_smem + (ptrdiff_t) t * lines_ring_floats () : 0;
 
   auto outputs = [&] (auto fl, auto fh, int jb, int je, float cl, float ch) {
     constexpr int FL = decltype (fl)::value, FH = decltype (fh)::value;
@@ -1214,6 +1289,37 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
       il = map_start (pl + 1 + jb - j0, &sl);
     if (! FLAT && FH == COS_GEN)
       ih = map_start (ph + 1 + jb - j0, &sh);
+
+    /* DEEP: group g (outputs jb + g V ..) reads slot g % NS of the warp's
+     * ring, copied there PF groups earlier where the group is whole, so
+     * that with few warps per SM PF groups of loads are in flight without
+     * holding registers. */
+    constexpr bool RING = PF > 0 && (FL == COS_LOAD || FH == COS_LOAD);
+    auto           slot = [&] (int g, int u, int e) {
+      return ring + ((g % NS * V + u) * 2 + e) * LANES + lane;
+    };
+    /* Copies group g where all its loads are wanted (see fetch), then
+     * waits for group g - PF. */
+    auto copy = [&] (int g) {
+      const int jf = jb + g * V;
+
+      if (jf + V <= je && jf + V + 1 < o_end)
+#pragma unroll
+        for (int u = 0; u < V; u++)
+          {
+            const ptrdiff_t d = (ptrdiff_t) (jf - j0 + u) * step;
+
+            if (FL == COS_LOAD)
+              lines_copy4 (slot (g, u, 0), ql + d);
+            if (FH == COS_LOAD)
+              lines_copy4 (slot (g, u, 1), qh + d);
+          }
+      lines_copy_commit_wait<PF> ();
+    };
+
+    if (RING)
+      for (int g = 0; g < PF; g++)
+        copy (g);
 
     /* A stream's sample at position p: FLAT by at, else at the stream's
      * index *i, which then steps on. */
@@ -1263,6 +1369,10 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
           grab (&ih, &sh, xh, false);
           return;
         }
+      const int g = RING ? (jf - jb) / V : 0;
+
+      if (RING)
+        copy (g + PF);
       /* All of the group's loads wanted: no guards, 32-bit offsets from
        * the group's first (u * step is far below 2^31). */
       if ((! SEG || jf + V <= je) && jf + V + 1 < o_end)
@@ -1276,11 +1386,11 @@ __launch_bounds__ (CosBlock<AXIS, RS>::lanes *CosBlock<AXIS, RS>::nch_max,
             {
               xl[u] = FL == COS_CONST ? cl
                       : FL == COS_LOAD
-                        ? ld1 (gl + u * istep)
+                        ? (RING ? *slot (g, u, 0) : ld1 (gl + u * istep))
                         : next_at (pl + 1 + jf + u - j0, &il, &sl);
               xh[u] = FH == COS_CONST ? ch
                       : FH == COS_LOAD
-                        ? ld (gh + u * istep)
+                        ? (RING ? *slot (g, u, 1) : ld (gh + u * istep))
                         : next_at (ph + 1 + jf + u - j0, &ih, &sh);
             }
           return;
@@ -1671,16 +1781,45 @@ cosines_launch_solo (const CudaGeom  &g,
    * 0.384 / 0.392 / 0.387 / 0.384 -> 0.329 / 0.349 / 0.365 / 0.375 in two
    * calls; sigma 200 0.184 -> 0.231, the windows hold 1.78 lines; 4 chunks
    * within 1% but less steady; 1 or 2 chunks had too few warps, 6 or 8
-   * walked too much). */
+   * walked too much).  2 chunks (DEEP, through its ring) where the 3
+   * windows hold more than 3/4 of the line (4K sigma >= 81): 2r + 1 fewer
+   * samples walked per line (H100, 4K RGBA, round 25, two runs, 3 chunks
+   * -> DEEP 2: sigma 100 columns 0.192 / 0.194 -> 0.182 / 0.183 ms, both
+   * passes 0.369 / 0.374 -> 0.365 / 0.366; sigma 50 columns 0.179 / 0.181
+   * -> 0.176 / 0.176 but both passes 0.356 / 0.359 -> 0.360 / 0.360, so 3
+   * chunks there; between, not measured.  DEEP in 1 chunk, one warp per
+   * scheduler, waits on FP64 latency, 0.4 issues per cycle: sigma 100
+   * columns 0.187; sigma 200 0.191-0.195 against FLAT's 0.182-0.185). */
   if (e && *e >= '0' && *e <= '8')
     nch = *e - '0';
-  else if (blocks * nch < 10 * gpufx_cuda_limits.sm_count
-           || cosines_solo_walk (out.y0, out.h, g.image_h, radius, nch) > out.h)
-    nch = 0;
+  else
+    {
+      const long long walk
+        = cosines_solo_walk (out.y0, out.h, g.image_h, radius, nch);
+
+      if (blocks * nch < 10 * gpufx_cuda_limits.sm_count || walk > out.h)
+        nch = 0;
+      else if (4 * walk > 3 * (long long) out.h)
+        nch = 2;
+    }
   if (nch == 0)
     return false;
-  lines_cosines_kernel<NT, 1, COS_SOLO, false>
-    <<<blocks, dim3 (LANES, nch), 0, stream>>> (g, in, out);
+  if (nch <= COS_DEEP_NCH)
+    {
+      const size_t smem = gpufx_cuda_limits.cc_major >= 8
+                            ? nch * lines_ring_floats () * sizeof (float)
+                            : 0;
+
+      if ((*err = gpufx_cuda_allow_smem (
+             lines_cosines_kernel<NT, 1, COS_DEEP, false>, smem))
+          != cudaSuccess)
+        return true;
+      lines_cosines_kernel<NT, 1, COS_DEEP, false>
+        <<<blocks, dim3 (LANES, nch), smem, stream>>> (g, in, out);
+    }
+  else
+    lines_cosines_kernel<NT, 1, COS_SOLO, false>
+      <<<blocks, dim3 (LANES, nch), 0, stream>>> (g, in, out);
   *err = cudaGetLastError ();
   return true;
 }
