@@ -1759,7 +1759,7 @@ cosines_solo_walk (int o0, int len, int n, int r, int nch)
  * lanes) summing its first output's window itself (SOLO): no phase 1 over
  * the line, no shared memory, no barrier.  False where FLAT is to run
  * instead.  GPUFX_CUDA_COS_SOLO (a testing aid read per launch) = 0 never
- * takes SOLO, 1 to 8 takes it with that many chunks. */
+ * takes SOLO, 1 to 8 takes it with that many chunks (1 and 2 as DEEP). */
 template <int NT>
 static bool
 cosines_launch_solo (const CudaGeom  &g,

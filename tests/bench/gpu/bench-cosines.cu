@@ -1,12 +1,12 @@
 /* gimp-gpu-filters: the large-sigma Gaussian's column modes timed at 4K
  * RGBA float, device-resident: the column pass alone and both passes, per
- * GPUFX_CUDA_COS_SOLO setting (0: FLAT; 1-8: SOLO with that many chunks;
- * auto: the launcher's rule), median of 15 after 3 warm-ups, inputs
- * rotated over 4 buffers (530 MB > L2), two passes over the variants in
- * opposite orders.  Accuracy: each variant's column output against FLAT's
- * (max abs diff) and against an exact float64 column Gaussian (the plan's
- * taps) at 4096 sampled outputs, the edge rows among them; the row
- * pass likewise against a float64 row Gaussian.
+ * GPUFX_CUDA_COS_SOLO setting (0: FLAT; 1-8: SOLO with that many chunks,
+ * 1 and 2 as DEEP; auto: the launcher's rule), median of 15 after 3
+ * warm-ups, inputs rotated over 4 buffers (530 MB > L2), two passes over
+ * the variants in opposite orders.  Accuracy: each variant's column
+ * output against FLAT's (max abs diff) and against an exact float64
+ * column Gaussian (the plan's taps) at 4096 sampled outputs, the edge rows
+ * among them; the row pass likewise against a float64 row Gaussian.
  *   bench-cosines [variants...]   (default: 0 1 2 4 8 auto)
  * Round 22 (tests/bench/NOTES-gpu.md) ran "0 3 auto", round 23 "0 auto"
  * and "auto".
