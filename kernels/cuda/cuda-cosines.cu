@@ -338,17 +338,24 @@ lines_ring_floats ()
   return (COS_DEEP_PF + 2) * COS_COL_V * 2 * COS_COL_LANES;
 }
 
-/* 4 bytes from global to shared memory without a register (cp.async,
- * sm_80+; before, a plain copy), and the wait until at most N of the
- * committed groups are pending. */
+/* A float or a float4 from global to shared memory without a register
+ * (cp.async, sm_80+: 16 bytes past L1, 4 through it; before, a plain
+ * copy), and the wait until at most N of the committed groups are
+ * pending (N = 0: all, cp.async.wait_all). */
+template <typename T>
 __device__ __forceinline__ void
-lines_copy4 (float *dst, const float *src)
+lines_copy (T *dst, const T *src)
 {
+  static_assert (sizeof (T) == 4 || sizeof (T) == 16, "float or float4");
 #if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
-                 (unsigned) __cvta_generic_to_shared (dst)),
-               "l"(src)
-               : "memory");
+  const unsigned d = (unsigned) __cvta_generic_to_shared (dst);
+
+  if (sizeof (T) == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src)
+                 : "memory");
 #else
   *dst = __ldg (src);
 #endif
@@ -358,9 +365,12 @@ __device__ __forceinline__ void
 lines_copy_commit_wait ()
 {
 #if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;\n\t"
-               "cp.async.wait_group %0;" ::"n"(N)
-               : "memory");
+  if (N == 0)
+    asm volatile("cp.async.wait_all;" ::: "memory");
+  else
+    asm volatile("cp.async.commit_group;\n\t"
+                 "cp.async.wait_group %0;" ::"n"(N)
+                 : "memory");
 #endif
 }
 /* Launch bounds per kernel: the block shape's, but for DEEP. */
@@ -513,17 +523,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
           : "memory");
 #else
       for (int q = t * LANES + lane; q < ni; q += LANES * NCH)
-        {
-#if __CUDA_ARCH__ >= 800
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16;"
-                       :
-                       : "r"((unsigned) __cvta_generic_to_shared (row + 4 * q)),
-                         "l"(src + 4 * q)
-                       : "memory");
-#else
-          *(float4 *) (row + 4 * q) = __ldg ((const float4 *) (src + 4 * q));
-#endif
-        }
+        lines_copy ((float4 *) (row + 4 * q), (const float4 *) (src + 4 * q));
 #endif
       /* Between issuing the copy and waiting for it. */
       if (HOIST)
@@ -538,9 +538,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
                    "@!p bra WAIT_%=;\n\t}" ::"r"(bar)
                    : "memory");
 #else
-#if __CUDA_ARCH__ >= 800
-      asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
+      lines_copy_commit_wait<0> ();
       __syncthreads ();
 #endif
       base = row - (ptrdiff_t) in.x0 * C + c;
@@ -1310,9 +1308,9 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
             const ptrdiff_t d = (ptrdiff_t) (jf - j0 + u) * step;
 
             if (FL == COS_LOAD)
-              lines_copy4 (slot (g, u, 0), ql + d);
+              lines_copy (slot (g, u, 0), ql + d);
             if (FH == COS_LOAD)
-              lines_copy4 (slot (g, u, 1), qh + d);
+              lines_copy (slot (g, u, 1), qh + d);
           }
       lines_copy_commit_wait<PF> ();
     };
