@@ -29,6 +29,10 @@ struct LinesCosines
   double beta[GPUFX_GAUSS_MAX_TERMS];    /* coeff cos (w (r+1))   */
   double inv_re[GPUFX_GAUSS_MAX_TERMS];  /* 1 / (e^{iw} - 1), m>0 */
   double inv_im[GPUFX_GAUSS_MAX_TERMS];
+  /* The phase-2 constants of the terms kept in float (lines_float_terms). */
+  float two_cos_f[GPUFX_GAUSS_MAX_TERMS];
+  float alpha_f[GPUFX_GAUSS_MAX_TERMS];
+  float beta_f[GPUFX_GAUSS_MAX_TERMS];
 };
 
 __constant__ LinesCosines lines_cos[2];
@@ -114,7 +118,8 @@ __constant__ LinesCosines lines_cos[2];
  * the two sums shared by all terms, started from D[tS] and D[tS + 1].
  * Rounding grows at most like S min (S, 1 / sin w) eps over a chunk, far
  * below the engine's tolerance in double (the recurrences restart every
- * chunk).  Phases come from sincospi of (q mod 2L) / L, exact in the
+ * chunk); the 8-term kernels run their two lightest terms in float
+ * (COS_F32).  Phases come from sincospi of (q mod 2L) / L, exact in the
  * integers, and its powers for the terms m > 1. */
 __device__ __forceinline__ void
 lines_phase (int m, long long q, int L, double *c, double *s)
@@ -239,6 +244,42 @@ template <int AXIS> struct CosShape
 #ifndef COS_DC
 #define COS_DC 1 /* term 0 (w = 0) by plain sums */
 #endif
+/* The last terms of the 8-term kernels in float: phase 2 of COS_F32
+ * terms (rows and columns) and the chunk sums (Goertzel) of COS_F32_G
+ * terms (columns only: rows measured slower).  Those terms weigh
+ * |coeff_m| (2r + 1) <= COS_F32_WEIGHT of an output (the plan's 8-term
+ * fits: at most 2.3e-4 at sigma >= 16), so the float recurrences' drift
+ * over a chunk (about S min (S, 1 / sin w) 6e-8 of the term) stays far
+ * below the engine's 1e-5: measured at 4K against all-double kernels, on
+ * noise and on images that resonate with terms 5..7, at most 2.4e-7 (4
+ * float ulps of values in [0.5, 1)), where term 5 in float too reached
+ * 3.6e-6 at sigma 1500.  The float terms join the output after it is
+ * rounded to float (one more rounding, no conversion).  The FP64 pipe
+ * then does 25 instead of 32 operations per output (H100, 4K, both
+ * passes, round 26: sigma 100 -4%, sigma 200 -3%).  Plans whose last
+ * terms weigh more run the all-double 16-term kernels
+ * (lines_cos_float_fits). */
+#ifndef COS_F32
+#define COS_F32 2
+#endif
+#ifndef COS_F32_G
+#define COS_F32_G 2
+#endif
+#define COS_F32_WEIGHT 1e-3
+
+template <int NT>
+__host__ __device__ constexpr int
+lines_float_terms ()
+{
+  return NT == 8 ? COS_F32 : 0;
+}
+
+template <int NT, int AXIS>
+__host__ __device__ constexpr int
+lines_float_goertzel ()
+{
+  return NT == 8 && AXIS == 1 ? COS_F32_G : 0;
+}
 #ifndef COS_BULK
 #define COS_BULK 1 /* RS rows: one bulk copy (TMA, sm_90+) */
 #endif
@@ -617,11 +658,21 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
     return i;
   };
 
-  double s1[NT], s2[NT];
+  /* Goertzel's states; the last GF terms in float (g1, g2). */
+  constexpr int GF = lines_float_goertzel<NT, AXIS> (), GD = NT - GF;
+  double        s1[NT], s2[NT];
+  float         g1[GF ? GF : 1], g2[GF ? GF : 1];
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
     s1[m] = s2[m] = 0.0;
+#pragma unroll
+  for (int m = 0; m < GF; m++)
+    g1[m] = g2[m] = 0.0f;
+  auto st1
+    = [&] (int m) -> double { return m < GD ? s1[m] : (double) g1[m - GD]; };
+  auto st2
+    = [&] (int m) -> double { return m < GD ? s2[m] : (double) g2[m - GD]; };
 
   auto goertzel = [&] (float xf) {
     const double x = xf;
@@ -630,12 +681,20 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
     if (COS_DC)
       s1[0] += x;
 #pragma unroll
-    for (int m = COS_DC; m < NT; m++)
+    for (int m = COS_DC; m < GD; m++)
       {
         double s = fma (k.two_cos[m], s1[m], x - s2[m]);
 
         s2[m] = s1[m];
         s1[m] = s;
+      }
+#pragma unroll
+    for (int m = 0; m < GF; m++)
+      {
+        float s = fmaf (k.two_cos_f[GD + m], g1[m], xf - g2[m]);
+
+        g2[m] = g1[m];
+        g1[m] = s;
       }
   };
 
@@ -747,8 +806,8 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
     for (int m = 0; m < NT; m++)
       {
         /* conj (s1 - e^{-iw} s2) = sum_q x_q e^{-iw (cnt-1-q)} */
-        double hre = fma (-k.cos_w[m], s2[m], s1[m]);
-        double him = -k.sin_w[m] * s2[m];
+        double hre = fma (-k.cos_w[m], st2 (m), st1 (m));
+        double him = -k.sin_w[m] * st2 (m);
 
         slot (s, t, m) = make_double2 (hre * z[m].x - him * z[m].y,
                                        hre * z[m].y + him * z[m].x);
@@ -759,7 +818,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
   auto keep_raw_at = [&] (int s, int u) {
 #pragma unroll
     for (int m = 0; m < NT; m++)
-      slot (s, u, m) = make_double2 (s1[m], s2[m]);
+      slot (s, u, m) = make_double2 (st1 (m), st2 (m));
   };
   auto keep_raw = [&] (int s) { keep_raw_at (s, t); };
 
@@ -1090,8 +1149,8 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
 #pragma unroll
       for (int m = 0; m < NT; m++)
         {
-          const double hre = fma (-k.cos_w[m], s2[m], s1[m]);
-          const double him = -k.sin_w[m] * s2[m];
+          const double hre = fma (-k.cos_w[m], st2 (m), st1 (m));
+          const double him = -k.sin_w[m] * st2 (m);
 
           wsum[m] = make_double2 (hre * z[m].x - him * z[m].y,
                                   hre * z[m].y + him * z[m].x);
@@ -1227,7 +1286,10 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
   /* x at o - r and o + r + 1 (the latter only where output o + 1 is
    * wanted: the plane need not hold it). */
   const float xa = at (pl), xb = j0 + 1 < len ? at (ph) : 0.0f;
-  double      Da[NT], Db[NT]; /* D[j], D[j+1] */
+  /* D[j], D[j+1]: terms m < ND in double, the others in float (Fa, Fb). */
+  constexpr int NF = lines_float_terms<NT> (), ND = NT - NF;
+  double        Da[NT], Db[NT];
+  float         Fa[NF ? NF : 1], Fb[NF ? NF : 1];
 
   {
     /* The window sums are in absolute phase (image positions). */
@@ -1241,8 +1303,19 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
         const double xre = tre - k.cos_r[m] * xa + k.cos_r1[m] * xb;
         const double xim = tim + k.sin_r[m] * xa + k.sin_r1[m] * xb;
 
-        Da[m] = k.coeff[m] * tre;
-        Db[m] = k.coeff[m] * (k.cos_w[m] * xre + k.sin_w[m] * xim);
+        const double da = k.coeff[m] * tre;
+        const double db = k.coeff[m] * (k.cos_w[m] * xre + k.sin_w[m] * xim);
+
+        if (m < ND)
+          {
+            Da[m] = da;
+            Db[m] = db;
+          }
+        else
+          {
+            Fa[m - ND] = (float) da;
+            Fb[m - ND] = (float) db;
+          }
       }
   }
 
@@ -1268,7 +1341,8 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
    * one value (all outside the image under clamp or zero: the edge
    * value or 0).  The outputs [jb, je) of the chunk; the state (D, the
    * last samples, the output pointer) carries over to the next run. */
-  double dl = xa, dh = xb; /* x at o0 + j - r and o0 + j + r + 1 */
+  double dl = xa, dh = xb;   /* x at o0 + j - r and o0 + j + r + 1 */
+  float  dlf = xa, dhf = xb; /* the same, for the float terms */
   /* Clamp and zero where a warp is one chunk (columns): in runs. */
   constexpr bool SEG = COS_SEG && FLAT && LANES == 32;
   /* DEEP: the warp's ring (lines_ring_floats). */
@@ -1418,21 +1492,28 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
         }
     };
     /* One output from Dx = D[j], Dy = D[j+1]; Dx becomes D[j+2]. */
-    auto step1 = [&] (double *Dx, const double *Dy, float xlu, float xhu) {
-      double sum[NT];
+    auto step1 = [&] (double *Dx, const double *Dy, float *Fx, const float *Fy,
+                      float xlu, float xhu) {
+      double sum[ND];
+      float  y, f = NF ? Fx[0] : 0.0f;
 
 #pragma unroll
-      for (int m = 0; m < NT; m++)
+      for (int m = 0; m < ND; m++)
         sum[m] = Dx[m];
 #pragma unroll
-      for (int w = 1; w < NT; w *= 2)
+      for (int w = 1; w < ND; w *= 2)
 #pragma unroll
-        for (int m = 0; m + w < NT; m += 2 * w)
+        for (int m = 0; m + w < ND; m += 2 * w)
           sum[m] += sum[m + w];
+#pragma unroll
+      for (int m = 1; m < NF; m++)
+        f += Fx[m];
+      y = NF ? (float) sum[0] + f : (float) sum[0];
+
       if (HINT)
-        __stcs (op, (float) sum[0]);
+        __stcs (op, y);
       else
-        *op = (float) sum[0];
+        *op = y;
       op += ostep;
 
       const double l1 = xlu, h1 = xhu;
@@ -1442,11 +1523,23 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
       if (COS_DC)
         Dx[0] = fma (k.coeff[0], h1 - l1, Dy[0]);
 #pragma unroll
-      for (int m = COS_DC; m < NT; m++)
+      for (int m = COS_DC; m < ND; m++)
         Dx[m] = fma (k.two_cos[m], Dy[m],
                      fma (k.alpha[m], sa, fma (-k.beta[m], sb, -Dx[m])));
+      if (NF)
+        {
+          const float saf = xhu + dlf, sbf = dhf + xlu;
+
+#pragma unroll
+          for (int m = 0; m < NF; m++)
+            Fx[m] = fmaf (k.two_cos_f[ND + m], Fy[m],
+                          fmaf (k.alpha_f[ND + m], saf,
+                                fmaf (-k.beta_f[ND + m], sbf, -Fx[m])));
+        }
       dl = l1;
       dh = h1;
+      dlf = xlu;
+      dhf = xhu;
     };
     float xl[V], xh[V];
     int   j = jb;
@@ -1462,8 +1555,8 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
 #pragma unroll
         for (int u = 0; u < V; u += 2)
           {
-            step1 (Da, Db, xl[u], xh[u]);
-            step1 (Db, Da, xl[u + 1], xh[u + 1]);
+            step1 (Da, Db, Fa, Fb, xl[u], xh[u]);
+            step1 (Db, Da, Fb, Fa, xl[u + 1], xh[u + 1]);
           }
 #pragma unroll
         for (int u = 0; u < V; u++)
@@ -1477,21 +1570,31 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
       if (j + u < je)
         {
           if (u % 2 == 0)
-            step1 (Da, Db, xl[u], xh[u]);
+            step1 (Da, Db, Fa, Fb, xl[u], xh[u]);
           else
-            step1 (Db, Da, xl[u], xh[u]);
+            step1 (Db, Da, Fb, Fa, xl[u], xh[u]);
         }
     /* An odd count leaves D[j] in Db: swap, so that the next run starts
      * from Da. */
     if (SEG && (je - jb) % 2 != 0)
+      {
 #pragma unroll
-      for (int m = 0; m < NT; m++)
-        {
-          const double d = Da[m];
+        for (int m = 0; m < ND; m++)
+          {
+            const double d = Da[m];
 
-          Da[m] = Db[m];
-          Db[m] = d;
-        }
+            Da[m] = Db[m];
+            Db[m] = d;
+          }
+#pragma unroll
+        for (int m = 0; m < NF; m++)
+          {
+            const float f = Fa[m];
+
+            Fa[m] = Fb[m];
+            Fb[m] = f;
+          }
+      }
   };
   using Gen = LinesInt<COS_GEN>;
   using Load = LinesInt<COS_LOAD>;
@@ -1610,6 +1713,24 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
     outputs (Gen (), Gen (), j0, o_end, 0.0f, 0.0f);
 }
 
+/* Per axis, as lines_cos: can the 8-term kernels take the uploaded plan,
+ * its last terms in float (set by the upload, read by the launch)? */
+static bool lines_cos_float_fits[2];
+
+static bool
+lines_float_terms_fit (const GpufxGaussianPlan *plan)
+{
+  const int nf = max (lines_float_terms<8> (), lines_float_goertzel<8, 1> ());
+  double    weight = 0;
+
+  /* A testing aid: GPUFX_CUDA_COS_F64 set runs every term in double. */
+  if (getenv ("GPUFX_CUDA_COS_F64"))
+    return false;
+  for (int m = 8 - nf; m < plan->n_terms && m < 8; m++)
+    weight += fabs (plan->coeff[m]) * (2.0 * plan->radius + 1);
+  return weight <= COS_F32_WEIGHT;
+}
+
 cudaError_t
 gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
 {
@@ -1636,6 +1757,9 @@ gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
       k.sin_r1[m] = sin (w * (plan->radius + 1));
       k.alpha[m] = k.coeff[m] * k.cos_r[m];
       k.beta[m] = k.coeff[m] * k.cos_r1[m];
+      k.two_cos_f[m] = (float) k.two_cos[m];
+      k.alpha_f[m] = (float) k.alpha[m];
+      k.beta_f[m] = (float) k.beta[m];
       if (m > 0)
         {
           /* 1 / (e^{iw} - 1) = conj (d) / |d|^2 */
@@ -1646,6 +1770,7 @@ gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
           k.inv_im[m] = -dim / d2;
         }
     }
+  lines_cos_float_fits[axis != 0] = lines_float_terms_fit (plan);
   return cudaMemcpyToSymbol (lines_cos, &k, sizeof k, sizeof k * axis,
                              cudaMemcpyHostToDevice);
 }
@@ -1901,7 +2026,7 @@ gpufx_cuda_line_cosines (const CudaGeom  &g,
    * n_terms are zero. */
   if (n_terms <= 4)
     return cosines_launch<4> (g, axis, in, out, radius, stream);
-  if (n_terms <= 8)
+  if (n_terms <= 8 && lines_cos_float_fits[axis != 0])
     return cosines_launch<8> (g, axis, in, out, radius, stream);
   return cosines_launch<GPUFX_GAUSS_MAX_TERMS> (g, axis, in, out, radius,
                                                 stream);

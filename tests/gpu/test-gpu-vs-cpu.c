@@ -20,8 +20,10 @@
  * that only large images take, and for the two-phase kernels that only GPUs
  * before sm_90 take, the convtc group GPUFX_CUDA_CONV_TC for the
  * convolution's tensor-core path at small matrices too, and the gaussian
- * group GPUFX_CUDA_COS_SOLO for the cosine columns' lone chunks.
+ * group GPUFX_CUDA_COS_SOLO for the cosine columns' lone chunks and
+ * GPUFX_CUDA_COS_F64 for the cosines with every term in double.
  */
+#include "gaussian-plan.h"
 #include "gpufx.h"
 
 #include <math.h>
@@ -34,7 +36,9 @@ static int                n_fail, n_run;
 static bool               quick;
 static bool               pinned_io; /* input and CUDA output page-locked */
 static unsigned long long rng = 88172645463325252ULL;
-static double             value_scale = 1; /* hdr: images span ~this */
+static double             value_scale = 1;  /* hdr: images span ~this */
+static double             tolerance = 1e-5; /* absolute, times value_scale */
+static double             resonance;        /* > 0: images are waves of it */
 
 static double
 now_ms (void)
@@ -65,8 +69,17 @@ image_new (Shape s)
   float *p = malloc (sizeof (float) * s.w * s.h * s.ch);
 
   for (long i = 0; i < (long) s.w * s.h * s.ch; i++)
-    p[i] = (float) (value_scale == 1 ? rnd ()
-                                     : (rnd () * 1.25 - 0.25) * value_scale);
+    if (resonance > 0)
+      {
+        /* A wave along x and one along y, shifted per channel. */
+        long c = i % s.ch, x = i / s.ch % s.w, y = i / s.ch / s.w;
+
+        p[i] = (float) (0.5 + 0.25 * cos (resonance * x + c)
+                        + 0.25 * cos (resonance * y - c));
+      }
+    else
+      p[i] = (float) (value_scale == 1 ? rnd ()
+                                       : (rnd () * 1.25 - 0.25) * value_scale);
   return p;
 }
 
@@ -127,7 +140,7 @@ check_region (const char        *what,
   GpufxOptions o;
   GpufxReport  ra, rb;
   GpufxStatus  st_a, st_b;
-  double       worst = 0, tol = 1e-5 * value_scale;
+  double       worst = 0, tol = tolerance * value_scale;
   bool         premult = s.alpha >= 0 && f->kind != GPUFX_FILTER_SOBEL;
   long         bad = 0, n = (long) ds.w * ds.h;
   double       t0 = now_ms ();
@@ -432,6 +445,63 @@ test_gaussian_row_padding (void)
                     parts[i].height, gpufx_border_name (f.border));
           check_region (name, &f, wide, parts[i], 0);
         }
+}
+
+/* The CUDA cosines run their last terms (small weights) in float where
+ * the plan allows (cuda-cosines.cu, COS_F32).  On random images those
+ * terms hardly show, so these images are waves at a term's frequency
+ * (terms 5, 6, 7 of the plan), compared at 1e-6: term 6 alone adds
+ * ~2.5e-5 there, so losing it or running it wrong fails.  Then again with
+ * every term in double (GPUFX_CUDA_COS_F64, a testing aid), the kernels
+ * that plans with heavier last terms take. */
+static void
+test_gaussian_resonant (void)
+{
+  static const struct
+  {
+    Shape  s;
+    double sigma;
+  } cases[] = {
+    { { 640, 480, 4, -1 }, 30 },
+    { { 640, 480, 4, -1 }, 50 },
+    { { 2000, 40, 3, -1 }, 200 },
+  };
+  static const char *const f64[] = { NULL, "1" };
+  GpufxFilter              f;
+  char                     what[96];
+
+  gpufx_filter_init (&f, GPUFX_FILTER_GAUSSIAN_BLUR);
+  tolerance = 1e-6;
+  for (size_t e = 0; e < 2; e++)
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+      for (int m = 5; m < 8; m++)
+        {
+          GpufxGaussianPlan p;
+
+          if (quick && (k != 1 || m != 6))
+            continue;
+          if (! gpufx_gaussian_plan_init (&p, cases[k].sigma, 0))
+            {
+              printf ("FAIL: no plan for sigma %g\n", cases[k].sigma);
+              n_fail++;
+              continue;
+            }
+          resonance = p.omega[m];
+          gpufx_gaussian_plan_clear (&p);
+          if (f64[e])
+            setenv ("GPUFX_CUDA_COS_F64", f64[e], 1);
+          f.gaussian.std_dev_x = f.gaussian.std_dev_y = cases[k].sigma;
+          for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
+            {
+              f.border = (GpufxBorder) b;
+              snprintf (what, sizeof what, "gaussian resonant %g term %d%s",
+                        cases[k].sigma, m, f64[e] ? " f64" : "");
+              check (what, &f, cases[k].s);
+            }
+          unsetenv ("GPUFX_CUDA_COS_F64");
+        }
+  resonance = 0;
+  tolerance = 1e-5;
 }
 
 /* Mirror's cosines over the image only (the fold points kept per chunk):
@@ -881,6 +951,7 @@ main (int argc, char **argv)
       test_gaussian_mirror ();
       test_gaussian_solo ();
       test_gaussian_row_padding ();
+      test_gaussian_resonant ();
     }
   if (wanted ("sobel"))
     test_sobel ();
