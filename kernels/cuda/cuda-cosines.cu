@@ -1912,7 +1912,13 @@ cosines_launch_solo (const CudaGeom  &g,
    * -> 0.176 / 0.176 but both passes 0.356 / 0.359 -> 0.360 / 0.360, so 3
    * chunks there; between, not measured.  DEEP in 1 chunk, one warp per
    * scheduler, waits on FP64 latency, 0.4 issues per cycle: sigma 100
-   * columns 0.187; sigma 200 0.191-0.195 against FLAT's 0.182-0.185). */
+   * columns 0.187; sigma 200 0.191-0.195 against FLAT's 0.182-0.185).
+   * Where 3 chunks walk more than the line, DEEP 2 still where its walk
+   * is at most 65% of the line (4K sigma 108..116), else FLAT (H100, 4K
+   * RGBA, round 26, both passes: sigma 110 0.363-0.366 -> 0.352-0.355 in
+   * two calls, sigma 115 0.362-0.364 -> 0.358-0.360; from sigma 120 on,
+   * DEEP 2 ran as fast as FLAT or slower: 150 / 175 0.373-0.376 /
+   * 0.382-0.384 against 0.359-0.360 / 0.363-0.365). */
   if (e && *e >= '0' && *e <= '8')
     nch = *e - '0';
   else
@@ -1920,8 +1926,15 @@ cosines_launch_solo (const CudaGeom  &g,
       const long long walk
         = cosines_solo_walk (out.y0, out.h, g.image_h, radius, nch);
 
-      if (blocks * nch < 10 * gpufx_cuda_limits.sm_count || walk > out.h)
+      if (blocks * nch < 10 * gpufx_cuda_limits.sm_count)
         nch = 0;
+      else if (walk > out.h)
+        {
+          const long long walk2
+            = cosines_solo_walk (out.y0, out.h, g.image_h, radius, 2);
+
+          nch = 100 * walk2 <= 65 * (long long) out.h ? 2 : 0;
+        }
       else if (4 * walk > 3 * (long long) out.h)
         nch = 2;
     }

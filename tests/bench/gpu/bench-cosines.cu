@@ -83,7 +83,7 @@ main (int argc, char **argv)
     vars.push_back (argv[i]);
   if (vars.empty ())
     vars = { "0", "1", "2", "4", "8", "auto" };
-  const double sig[] = { 16, 25, 50, 100, 200, 500, 1500 };
+  const double sig[] = { 16, 25, 50, 100, 110, 150, 200, 500, 1500 };
   size_t       n = (size_t) W * H * C;
   float       *in[NB], *tmp, *out, *ref;
   char         why[512];

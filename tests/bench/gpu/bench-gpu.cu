@@ -261,7 +261,8 @@ run_size (int w, int h)
        pass, "");
 
   /* Gaussian */
-  const double sig[] = { 2, 5, 10, 15, 16, 25, 50, 100, 200, 500, 1500 };
+  const double sig[]
+    = { 2, 5, 10, 15, 16, 25, 50, 100, 120, 150, 200, 500, 1500 };
   for (double s : sig)
     {
       GpufxGaussianPlan p;

@@ -22,10 +22,10 @@ S=(--section SpeedOfLight --section Occupancy --section LaunchStats
    --section InstructionStats)
 for w in "$@"; do
   case $w in
-    # Cosine σ 16, 25, 50, 100, 200, 500, 1500, each 13 launches of a row
-    # and a column pass: 1080p 7 x 26, 4K σ = 16, 25: 2 x 26, then σ = 50's
-    # 3 warm-ups (6 launches) and its first timed pair.
-    gauss) k=lines_cosines; idx=$((7 * 26 + 2 * 26 + 6)); cnt=2;;
+    # Cosine σ 16, 25, 50, 100, 120, 150, 200, 500, 1500, each 13 launches
+    # of a row and a column pass: 1080p 9 x 26, 4K σ = 16, 25: 2 x 26, then
+    # σ = 50's 3 warm-ups (6 launches) and its first timed pair.
+    gauss) k=lines_cosines; idx=$((9 * 26 + 2 * 26 + 6)); cnt=2;;
     # 1080p: 33 launches (3 + 30), then the 4K row's first timed launch.
     sobel) k=sobel_kernel; idx=33; cnt=1;;
     conv) k=conv_kernel; idx=33; cnt=1;;
