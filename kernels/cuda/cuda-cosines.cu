@@ -1288,7 +1288,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
   const float xa = at (pl), xb = j0 + 1 < len ? at (ph) : 0.0f;
   /* D[j], D[j+1]: terms m < ND in double, the others in float (Fa, Fb). */
   constexpr int NF = lines_float_terms<NT> (), ND = NT - NF;
-  double        Da[NT], Db[NT];
+  double        Da[ND], Db[ND];
   float         Fa[NF ? NF : 1], Fb[NF ? NF : 1];
 
   {
