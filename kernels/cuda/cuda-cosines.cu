@@ -414,6 +414,21 @@ lines_copy_commit_wait ()
                  : "memory");
 #endif
 }
+/* The first K elements of a and b exchanged (K constant: in registers). */
+template <int K, typename T>
+__device__ __forceinline__ void
+lines_swap (T *a, T *b)
+{
+#pragma unroll
+  for (int m = 0; m < K; m++)
+    {
+      const T t = a[m];
+
+      a[m] = b[m];
+      b[m] = t;
+    }
+}
+
 /* Launch bounds per kernel: the block shape's, but for DEEP. */
 template <int AXIS, bool RS, int MODE> struct CosBounds
 {
@@ -1578,22 +1593,8 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
      * from Da. */
     if (SEG && (je - jb) % 2 != 0)
       {
-#pragma unroll
-        for (int m = 0; m < ND; m++)
-          {
-            const double d = Da[m];
-
-            Da[m] = Db[m];
-            Db[m] = d;
-          }
-#pragma unroll
-        for (int m = 0; m < NF; m++)
-          {
-            const float f = Fa[m];
-
-            Fa[m] = Fb[m];
-            Fb[m] = f;
-          }
+        lines_swap<ND> (Da, Db);
+        lines_swap<NF> (Fa, Fb);
       }
   };
   using Gen = LinesInt<COS_GEN>;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bench-check.h"
+#include "bench-time.h"
 
 static const int NBUF = 4;
 static float    *g_in[NBUF], *g_out, *g_tmp;
@@ -30,35 +31,6 @@ static size_t    g_scratch_bytes;
 static int       W, H;
 static const int C = 4;
 static double    g_d2d_gbs; /* bytes read + written per second / 1e9 */
-
-template <class F>
-static double
-time_ms (F f, int reps = 30)
-{
-  std::vector<float> t;
-  cudaEvent_t        a, b;
-
-  CK (cudaEventCreate (&a));
-  CK (cudaEventCreate (&b));
-  for (int i = 0; i < 3; i++)
-    f (i);
-  for (int i = 0; i < reps; i++)
-    {
-      float ms;
-
-      CK (cudaEventRecord (a));
-      f (i);
-      CK (cudaEventRecord (b));
-      CK (cudaEventSynchronize (b));
-      CK (cudaEventElapsedTime (&ms, a, b));
-      t.push_back (ms);
-    }
-  CK (cudaGetLastError ());
-  std::sort (t.begin (), t.end ());
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
-  return t[t.size () / 2];
-}
 
 static CudaGeom
 geom (void)

@@ -23,6 +23,7 @@
  *
  *   bench-sobel-designs [W H]   (default 3840 2160) */
 #include "bench-check.h"
+#include "bench-time.h"
 #include "cuda-internal.h"
 
 #include <algorithm>
@@ -32,7 +33,7 @@
 #include <stdlib.h>
 #include <vector>
 
-static const int NBUF = 4;
+static const int NBUF = 4, REPS = 41;
 
 /* The tree's arithmetic on one output: rows t, m, b, columns 0..2. */
 static __device__ __forceinline__ float4
@@ -294,39 +295,11 @@ designs_copy (const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
     b[i] = __ldg (a + i);
 }
 
-template <class F>
-static float
-designs_time (F f)
-{
-  std::vector<float> t;
-  cudaEvent_t        a, b;
-
-  CK (cudaEventCreate (&a));
-  CK (cudaEventCreate (&b));
-  for (int i = 0; i < 44; i++)
-    {
-      float ms;
-
-      CK (cudaEventRecord (a));
-      f (i);
-      CK (cudaEventRecord (b));
-      CK (cudaEventSynchronize (b));
-      CK (cudaEventElapsedTime (&ms, a, b));
-      if (i >= 3)
-        t.push_back (ms);
-    }
-  CK (cudaGetLastError ());
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
-  std::sort (t.begin (), t.end ());
-  return t[t.size () / 2];
-}
-
 struct Design
 {
   const char *name;
   void (*launch) (CudaGeom, CudaPlane, CudaPlane);
-  float ms[2];
+  double ms[2];
 };
 
 /* Blocks of TX x TY threads, each making TX x TY R outputs. */
@@ -427,17 +400,20 @@ main (int argc, char **argv)
 
     CK (cudaMalloc (&x, b));
     CK (cudaMalloc (&y, b));
-    roof_ms = designs_time ([&] (int) {
-                cudaMemcpyAsync (y, x, b, cudaMemcpyDeviceToDevice);
-              })
-              * (double) bytes / b;
+    roof_ms
+      = time_ms (
+          [&] (int) { cudaMemcpyAsync (y, x, b, cudaMemcpyDeviceToDevice); },
+          REPS)
+        * (double) bytes / b;
     CK (cudaFree (x));
     CK (cudaFree (y));
   }
-  float copy_ms = designs_time ([&] (int i) {
-    designs_copy<<<gpufx_cuda_div_up (n / 4, 256), 256>>> (
-      (const float4 *) in[i % NBUF], (float4 *) out, n / 4);
-  });
+  double copy_ms = time_ms (
+    [&] (int i) {
+      designs_copy<<<gpufx_cuda_div_up (n / 4, 256), 256>>> (
+        (const float4 *) in[i % NBUF], (float4 *) out, n / 4);
+    },
+    REPS);
 
   designs_launch_tree (g, plane (in[0]), plane (ref));
   CK (cudaMemcpy (want.data (), ref, bytes, cudaMemcpyDeviceToHost));
@@ -463,8 +439,9 @@ main (int argc, char **argv)
       {
         Design &d = ds[pass ? nd - 1 - k : k];
 
-        d.ms[pass] = designs_time (
-          [&] (int i) { d.launch (g, plane (in[i % NBUF]), plane (out)); });
+        d.ms[pass] = time_ms (
+          [&] (int i) { d.launch (g, plane (in[i % NBUF]), plane (out)); },
+          REPS);
       }
   printf ("device: %s, %d SMs; %dx%d RGBA float\n", prop.name,
           prop.multiProcessorCount, W, H);
@@ -475,7 +452,7 @@ main (int argc, char **argv)
     "| design | ms (two passes) | %% roof | %% copy |\n|---|---|---|---|\n");
   for (int d = 0; d < nd; d++)
     {
-      float best = std::min (ds[d].ms[0], ds[d].ms[1]);
+      double best = std::min (ds[d].ms[0], ds[d].ms[1]);
 
       printf ("| %s | %.4f / %.4f | %.1f | %.1f |\n", ds[d].name, ds[d].ms[0],
               ds[d].ms[1], 100 * roof_ms / best, 100 * copy_ms / best);
