@@ -4,7 +4,11 @@
  * interleaved with the copy bound it is measured against, naive
  * one-thread-per-pixel kernels, and the machine's limits measured in the
  * same run (D2D copy bandwidth, pinned PCIe bandwidth, FP32 FMA rate).
- * "bench-gpu --h2h" runs the limits and the host-to-host rows only.
+ * A device-resident row's ms is the GPU's own time for the call and its
+ * note gives the call from an idle GPU too, which also holds the host's
+ * submission of the launches (bench-time.h; at 4K on an H200 up to 10 us
+ * of a copy kernel's 76).  "bench-gpu --h2h" runs the limits and the
+ * host-to-host rows only.
  *
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -182,16 +186,38 @@ g2 (void)
   return dim3 ((W + 15) / 16, (H + 15) / 16);
 }
 
+/* A device-resident call's time both ways (bench-time.h): the GPU's own,
+ * which the roofline is a rate of, and the call from an idle GPU, which also
+ * holds the host's submission of the launches. */
+struct Ms
+{
+  double gpu, call;
+};
+
+template <class F>
+static Ms
+time_both (F f, int reps = 30)
+{
+  Ms m;
+
+  m.gpu = time_gpu_ms (f, reps);
+  m.call = time_ms (f, reps);
+  return m;
+}
+
 static void
 row (const char *filter,
      const char *impl,
-     double      ms,
+     Ms          ms,
      double      bytes,
      const char *note)
 {
   double roof = bytes / (g_d2d_gbs * 1e9) * 1e3;
-  printf ("| %dx%d | %-24s | %-22s | %9.3f | %9.3f | %5.0f%% | %s |\n", W, H,
-          filter, impl, ms, roof, roof / ms * 100, note);
+
+  printf ("| %dx%d | %-24s | %-22s | %9.3f | %9.3f | %5.0f%% | call from idle "
+          "%.3f ms (%.0f%%)%s%s |\n",
+          W, H, filter, impl, ms.gpu, roof, roof / ms.gpu * 100, ms.call,
+          roof / ms.call * 100, *note ? "; " : "", note);
 }
 
 static void
@@ -222,12 +248,12 @@ run_size (int w, int h)
   dim3 blk (16, 16);
 
   /* Sobel */
-  row ("sobel", "ours", time_ms ([&] (int i) {
+  row ("sobel", "ours", time_both ([&] (int i) {
          in = plane (g_in[i % NBUF]);
          gpufx_cuda_sobel (g, in, out, true, true, false, 0);
        }),
        pass, "");
-  row ("sobel", "naive", time_ms ([&] (int i) {
+  row ("sobel", "naive", time_both ([&] (int i) {
          naive_sobel<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out);
        }),
        pass, "");
@@ -256,7 +282,7 @@ run_size (int w, int h)
         }
       snprintf (name, sizeof name, "gaussian s=%g", s);
       row (name, p.n_terms ? "ours (cosines)" : "ours (taps)",
-           time_ms (
+           time_both (
              [&] (int i) {
                in = plane (g_in[i % NBUF]);
                if (p.n_terms)
@@ -285,16 +311,16 @@ run_size (int w, int h)
     bench_matrix13 (m);
     CK (gpufx_cuda_convolve_upload (m, 13, 13));
     CK (cudaMemcpyToSymbol (naive_m, m, sizeof m));
-    double ms = time_ms ([&] (int i) {
+    Ms   ms = time_both ([&] (int i) {
       in = plane (g_in[i % NBUF]);
       gpufx_cuda_convolve (g, in, out, 13, 13, 1, 0, 0);
     });
-    char   note[96];
+    char note[96];
     snprintf (note, sizeof note, "%.0f GFMA/s",
-              (double) W * H * C * 169 / ms / 1e6);
+              (double) W * H * C * 169 / ms.gpu / 1e6);
     row ("convolve 13x13", "ours", ms, pass, note);
     row ("convolve 13x13", "naive",
-         time_ms (
+         time_both (
            [&] (int i) {
              naive_conv<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out, 13, 13);
            },
@@ -310,7 +336,7 @@ run_size (int w, int h)
       CudaScratch sc = { g_scratch, g_scratch_bytes };
       snprintf (name, sizeof name, "kuwahara r=%d", r);
       row (name, "ours",
-           time_ms (
+           time_both (
              [&] (int i) {
                in = plane (g_in[i % NBUF]);
                gpufx_cuda_kuwahara (g, in, out, r, sc, 0);
@@ -319,7 +345,7 @@ run_size (int w, int h)
            pass, "");
       if (r == 10)
         row (name, "naive",
-             time_ms (
+             time_both (
                [&] (int i) {
                  naive_kuwahara<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out, r);
                },

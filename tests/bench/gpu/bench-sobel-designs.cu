@@ -16,21 +16,26 @@
  * than the tree).  Every design must match the tree's output bit for bit
  * (the same arithmetic in the same order); a mismatch fails the run.  Times:
  * CUDA events, median of 41 after 3 warm-ups, inputs rotated over 4 buffers
- * (larger than L2), every design timed in two passes in opposite orders.  "%
- * roof" is against bench-gpu's roofline (a 1 GiB device copy's rate), "% copy"
- * against a float4 copy kernel of the same bytes, which pays the same launch
- * and ramp.
+ * (larger than L2), every design timed in two passes in opposite orders,
+ * each as the call from an idle GPU and as the GPU's own time (bench-time.h).
+ * "% roof" is against bench-gpu's roofline (a 1 GiB device copy's rate), "%
+ * best copy" against the fastest copy of the same bytes (two copy kernels
+ * and cudaMemcpyAsync), which pay the same launch and ramp.
  *
- *   bench-sobel-designs [W H]   (default 3840 2160) */
+ *   bench-sobel-designs [W H [tree]]   (default 3840 2160; "tree": the
+ *                                       tree's kernel and the copies only,
+ *                                       for sweeps of its shape) */
 #include "bench-check.h"
 #include "bench-time.h"
 #include "cuda-internal.h"
 
 #include <algorithm>
+#include <functional>
 #include <cuda_pipeline.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vector>
 
 static const int NBUF = 4, REPS = 41;
@@ -286,20 +291,29 @@ __global__ void __launch_bounds__ (32 * WARPS)
       }
 }
 
+/* A copy of U float4 a thread, all loads before the stores. */
+template <int U>
 __global__ void
 designs_copy (const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
 {
-  size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  size_t i = (size_t) blockIdx.x * blockDim.x * U + threadIdx.x;
+  float4 v[U];
 
-  if (i < n)
-    b[i] = __ldg (a + i);
+#pragma unroll
+  for (int u = 0; u < U; u++)
+    if (i + u * blockDim.x < n)
+      v[u] = __ldg (a + i + u * blockDim.x);
+#pragma unroll
+  for (int u = 0; u < U; u++)
+    if (i + u * blockDim.x < n)
+      b[i + u * blockDim.x] = v[u];
 }
 
 struct Design
 {
   const char *name;
   void (*launch) (CudaGeom, CudaPlane, CudaPlane);
-  double ms[2];
+  double ms[2] = {}, gpu[2] = {};
 };
 
 /* Blocks of TX x TY threads, each making TX x TY R outputs. */
@@ -365,7 +379,8 @@ main (int argc, char **argv)
                   {} },
                 { "ring 4 warps, 8 rows, 32", designs_launch_ring<4, 8, 32>, {} },
   };
-  const int nd = sizeof ds / sizeof ds[0];
+  const int nd
+    = argc > 3 && strcmp (argv[3], "tree") == 0 ? 1 : sizeof ds / sizeof ds[0];
 
   if (W < 64 || H < 8 || W % 64)
     {
@@ -408,12 +423,37 @@ main (int argc, char **argv)
     CK (cudaFree (x));
     CK (cudaFree (y));
   }
-  double copy_ms = time_ms (
-    [&] (int i) {
-      designs_copy<<<gpufx_cuda_div_up (n / 4, 256), 256>>> (
-        (const float4 *) in[i % NBUF], (float4 *) out, n / 4);
-    },
-    REPS);
+  /* The same bytes copied, as the call and as the GPU's time. */
+  struct
+  {
+    const char               *name;
+    std::function<void (int)> run;
+    double                    ms = 0, gpu = 0;
+  } copies[] = {
+    { "copy kernel, 1 float4 a thread",
+      [&] (int i) {
+        designs_copy<1><<<gpufx_cuda_div_up (n / 4, 256), 256>>> (
+          (const float4 *) in[i % NBUF], (float4 *) out, n / 4);
+      } },
+    { "copy kernel, 4 float4 a thread",
+      [&] (int i) {
+        designs_copy<4><<<gpufx_cuda_div_up (n / 4, 1024), 256>>> (
+          (const float4 *) in[i % NBUF], (float4 *) out, n / 4);
+      } },
+    { "cudaMemcpyAsync device to device",
+      [&] (int i) {
+        cudaMemcpyAsync (out, in[i % NBUF], bytes, cudaMemcpyDeviceToDevice);
+      } },
+  };
+  double copy_ms = 1e30, copy_gpu = 1e30;
+
+  for (auto &c : copies)
+    {
+      c.ms = time_ms (c.run, REPS);
+      c.gpu = time_gpu_ms (c.run, REPS);
+      copy_ms = std::min (copy_ms, c.ms);
+      copy_gpu = std::min (copy_gpu, c.gpu);
+    }
 
   designs_launch_tree (g, plane (in[0]), plane (ref));
   CK (cudaMemcpy (want.data (), ref, bytes, cudaMemcpyDeviceToHost));
@@ -439,23 +479,33 @@ main (int argc, char **argv)
       {
         Design &d = ds[pass ? nd - 1 - k : k];
 
-        d.ms[pass] = time_ms (
-          [&] (int i) { d.launch (g, plane (in[i % NBUF]), plane (out)); },
-          REPS);
+        auto run
+          = [&] (int i) { d.launch (g, plane (in[i % NBUF]), plane (out)); };
+
+        d.ms[pass] = time_ms (run, REPS);
+        d.gpu[pass] = time_gpu_ms (run, REPS);
       }
   printf ("device: %s, %d SMs; %dx%d RGBA float\n", prop.name,
           prop.multiProcessorCount, W, H);
-  printf ("roofline (1 GiB copy's rate) %.4f ms; copy kernel %.4f ms (%.0f%% "
-          "of the roofline)\n",
-          roof_ms, copy_ms, 100 * roof_ms / copy_ms);
+  printf ("roofline (1 GiB copy's rate) %.4f ms\n", roof_ms);
+  printf ("\n| copy of the same bytes | call ms | GPU ms | %% roof (call / "
+          "GPU) |\n|---|---|---|---|\n");
+  for (auto &c : copies)
+    printf ("| %s | %.4f | %.4f | %.1f / %.1f |\n", c.name, c.ms, c.gpu,
+            100 * roof_ms / c.ms, 100 * roof_ms / c.gpu);
   printf (
-    "| design | ms (two passes) | %% roof | %% copy |\n|---|---|---|---|\n");
+    "\n| design | call ms (two passes) | GPU ms (two passes) | %% roof "
+    "(call / GPU) | %% best copy (call / GPU) |\n|---|---|---|---|---|\n");
   for (int d = 0; d < nd; d++)
     {
       double best = std::min (ds[d].ms[0], ds[d].ms[1]);
+      double best_gpu = std::min (ds[d].gpu[0], ds[d].gpu[1]);
 
-      printf ("| %s | %.4f / %.4f | %.1f | %.1f |\n", ds[d].name, ds[d].ms[0],
-              ds[d].ms[1], 100 * roof_ms / best, 100 * copy_ms / best);
+      printf ("| %s | %.4f / %.4f | %.4f / %.4f | %.1f / %.1f | %.1f / %.1f "
+              "|\n",
+              ds[d].name, ds[d].ms[0], ds[d].ms[1], ds[d].gpu[0], ds[d].gpu[1],
+              100 * roof_ms / best, 100 * roof_ms / best_gpu,
+              100 * copy_ms / best, 100 * copy_gpu / best_gpu);
     }
   return bad;
 }

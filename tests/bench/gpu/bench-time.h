@@ -1,5 +1,13 @@
 /* gimp-gpu-filters: the GPU benchmarks' device-resident timing: CUDA events
- * around each call, 3 warm-ups, the median of reps.
+ * around each call, 3 warm-ups, the median of reps.  Two ways:
+ * - time_ms: the call from an idle GPU, so the events also hold the time the
+ *   host takes to submit the launches;
+ * - time_gpu_ms: the GPU's own time for the call.  A blocking kernel holds
+ *   the stream while the host enqueues the start event, the call and the
+ *   stop event, then lets go, so that the call's launches are queued before
+ *   the start event is stamped (nvbench's way).  The call must not wait on
+ *   the stream itself: a call that does would deadlock, and the blocking
+ *   kernel gives up after about a second and the run fails.
  *
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -36,6 +44,61 @@ time_ms (F f, int reps = 30)
       t.push_back (ms);
     }
   CK (cudaGetLastError ());
+  std::sort (t.begin (), t.end ());
+  cudaEventDestroy (a);
+  cudaEventDestroy (b);
+  return t[t.size () / 2];
+}
+
+/* Spins until the host sets *flag; sets flag[1] if it gave up. */
+static __global__ void
+bench_time_block (volatile int *flag)
+{
+  long long t0 = clock64 ();
+
+  while (! flag[0])
+    if (clock64 () - t0 > 2000000000LL)
+      {
+        flag[1] = 1;
+        return;
+      }
+}
+
+template <class F>
+static double
+time_gpu_ms (F f, int reps = 30)
+{
+  static volatile int *flag;
+  std::vector<float>   t;
+  cudaEvent_t          a, b;
+
+  if (! flag)
+    CK (cudaHostAlloc ((void **) &flag, 2 * sizeof (int), cudaHostAllocMapped));
+  CK (cudaEventCreate (&a));
+  CK (cudaEventCreate (&b));
+  for (int i = 0; i < 3; i++)
+    f (i);
+  flag[1] = 0;
+  for (int i = 0; i < reps; i++)
+    {
+      float ms;
+
+      flag[0] = 0;
+      bench_time_block<<<1, 1>>> (flag);
+      CK (cudaEventRecord (a));
+      f (i);
+      CK (cudaEventRecord (b));
+      flag[0] = 1;
+      CK (cudaEventSynchronize (b));
+      CK (cudaEventElapsedTime (&ms, a, b));
+      t.push_back (ms);
+    }
+  CK (cudaGetLastError ());
+  if (flag[1])
+    {
+      fprintf (stderr, "time_gpu_ms: the call waited on its own stream\n");
+      exit (1);
+    }
   std::sort (t.begin (), t.end ());
   cudaEventDestroy (a);
   cudaEventDestroy (b);
