@@ -10,14 +10,16 @@
  * the roofline).  The designs here are specialised: RGBA, clamp, both
  * directions, a whole image whose width is a multiple of 64.  The tree's
  * kernel also handles regions of bands, 1 to 4 channels, every border and
- * the single-direction modes; rows3 is its design specialised the same
- * way, the fair baseline for the others (round 27: shuffles led rows3 by
- * 3-4% here, but the tree's kernel rewritten with shuffles ran 5-8% slower
- * than the tree).  Every design must match the tree's output bit for bit
- * (the same arithmetic in the same order); a mismatch fails the run.  Times:
- * CUDA events, median of 41 after 3 warm-ups, inputs rotated over 4 buffers
- * (larger than L2), every design timed in two passes in opposite orders,
- * each as the call from an idle GPU and as the GPU's own time (bench-time.h).
+ * the single-direction modes.  rows3 is the tree's design to round 27
+ * specialised the same way, and shuffle the design the tree took in round
+ * 28 (round 27: shuffles led rows3 by 3-4% here, but a general shuffle
+ * kernel ran 5-8% slower than the tree's; round 28's, which shuffles each
+ * row once, runs as fast as the specialised one).  Every design must match the
+ * tree's output bit for bit (the same arithmetic in the same order); a mismatch
+ * fails the run.  Times: CUDA events, median of 41 after 3 warm-ups, inputs
+ * rotated over 4 buffers (larger than L2), every design timed in two passes in
+ * opposite orders, each as the call from an idle GPU and as the GPU's own time
+ * (bench-time.h).
  * "% roof" is against bench-gpu's roofline (a 1 GiB device copy's rate), "%
  * best copy" against the fastest copy of the same bytes (two copy kernels
  * and cudaMemcpyAsync), which pay the same launch and ramp.
@@ -78,7 +80,7 @@ designs_row (const CudaGeom &g, const CudaPlane &in, int y)
 
 /* Three loads per row: a thread slides a 3 x 3 window down R rows of one
  * column, loading the left, centre and right pixel of each row (the tree's
- * design since round 5: 32 x 4 blocks of 4 rows, the H100's best). */
+ * design in rounds 5-27: 32 x 4 blocks of 4 rows, the H100's best). */
 template <int TX, int TY, int R>
 __global__ void
 __launch_bounds__ (TX *TY)
@@ -362,7 +364,7 @@ main (int argc, char **argv)
                 { "preload 32x4, 2 rows",
                   designs_launch<designs_preload<32, 4, 2>, 32, 4, 2>,
                   {} },
-                { "rows3 32x4, 4 rows (the tree's design)",
+                { "rows3 32x4, 4 rows (the tree's to round 27)",
                   designs_launch<designs_rows3<32, 4, 4>, 32, 4, 4>,
                   {} },
                 { "shuffle 32x2, 4 rows",

@@ -20,37 +20,7 @@
 #include <algorithm>
 #include <vector>
 
-/* f (i) runs call i (i rotates the inputs); milliseconds. */
-template <class F>
-static double
-time_ms (F f, int reps = 30)
-{
-  std::vector<float> t;
-  cudaEvent_t        a, b;
-
-  CK (cudaEventCreate (&a));
-  CK (cudaEventCreate (&b));
-  for (int i = 0; i < 3; i++)
-    f (i);
-  for (int i = 0; i < reps; i++)
-    {
-      float ms;
-
-      CK (cudaEventRecord (a));
-      f (i);
-      CK (cudaEventRecord (b));
-      CK (cudaEventSynchronize (b));
-      CK (cudaEventElapsedTime (&ms, a, b));
-      t.push_back (ms);
-    }
-  CK (cudaGetLastError ());
-  std::sort (t.begin (), t.end ());
-  cudaEventDestroy (a);
-  cudaEventDestroy (b);
-  return t[t.size () / 2];
-}
-
-/* Spins until the host sets *flag; sets flag[1] if it gave up. */
+/* Spins until the host sets flag[0]; sets flag[1] if it gave up. */
 static __global__ void
 bench_time_block (volatile int *flag)
 {
@@ -64,37 +34,54 @@ bench_time_block (volatile int *flag)
       }
 }
 
-template <class F>
-static double
-time_gpu_ms (F f, int reps = 30)
+/* The blocking kernel's flags, in mapped host memory: one pair for every
+ * caller (a static inside the template would be one per call site). */
+static volatile int *
+bench_time_flag (void)
 {
   static volatile int *flag;
-  std::vector<float>   t;
-  cudaEvent_t          a, b;
 
   if (! flag)
     CK (cudaHostAlloc ((void **) &flag, 2 * sizeof (int), cudaHostAllocMapped));
+  return flag;
+}
+
+/* f (i) runs call i (i rotates the inputs); milliseconds.  hold: the
+ * blocking kernel holds the stream while the call is enqueued. */
+template <class F>
+static double
+bench_time_events (F f, int reps, bool hold)
+{
+  volatile int      *flag = hold ? bench_time_flag () : NULL;
+  std::vector<float> t;
+  cudaEvent_t        a, b;
+
   CK (cudaEventCreate (&a));
   CK (cudaEventCreate (&b));
   for (int i = 0; i < 3; i++)
     f (i);
-  flag[1] = 0;
+  if (hold)
+    flag[1] = 0;
   for (int i = 0; i < reps; i++)
     {
       float ms;
 
-      flag[0] = 0;
-      bench_time_block<<<1, 1>>> (flag);
+      if (hold)
+        {
+          flag[0] = 0;
+          bench_time_block<<<1, 1>>> (flag);
+        }
       CK (cudaEventRecord (a));
       f (i);
       CK (cudaEventRecord (b));
-      flag[0] = 1;
+      if (hold)
+        flag[0] = 1;
       CK (cudaEventSynchronize (b));
       CK (cudaEventElapsedTime (&ms, a, b));
       t.push_back (ms);
     }
   CK (cudaGetLastError ());
-  if (flag[1])
+  if (hold && flag[1])
     {
       fprintf (stderr, "time_gpu_ms: the call waited on its own stream\n");
       exit (1);
@@ -103,6 +90,20 @@ time_gpu_ms (F f, int reps = 30)
   cudaEventDestroy (a);
   cudaEventDestroy (b);
   return t[t.size () / 2];
+}
+
+template <class F>
+static double
+time_ms (F f, int reps = 30)
+{
+  return bench_time_events (f, reps, false);
+}
+
+template <class F>
+static double
+time_gpu_ms (F f, int reps = 30)
+{
+  return bench_time_events (f, reps, true);
 }
 
 #endif

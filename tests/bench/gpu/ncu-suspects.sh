@@ -10,8 +10,9 @@
 # number of times that depends on the backend's banding, so a plain skip
 # count over all launches lands on them.  A first pass (one cheap metric
 # per launch) lists every launch with its stream; the second profiles the
-# launch found.  The indices assume bench-gpu's order: per size, 3
-# warm-ups then the timed launches of each row; 1080p before 4K.
+# launch found.  The indices assume bench-gpu's order: 1080p before 4K,
+# and each row timed twice (time_both: the GPU's time, then the call from
+# an idle GPU), each time 3 warm-ups then the timed launches.
 set -u
 B=$1; O=$2; shift 2
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
@@ -22,16 +23,17 @@ S=(--section SpeedOfLight --section Occupancy --section LaunchStats
    --section InstructionStats)
 for w in "$@"; do
   case $w in
-    # Cosine σ 16, 25, 50, 100, 120, 150, 200, 500, 1500, each 13 launches
-    # of a row and a column pass: 1080p 9 x 26, 4K σ = 16, 25: 2 x 26, then
-    # σ = 50's 3 warm-ups (6 launches) and its first timed pair.
-    gauss) k=lines_cosines; idx=$((9 * 26 + 2 * 26 + 6)); cnt=2;;
-    # 1080p: 33 launches (3 + 30), then the 4K row's first timed launch.
-    sobel) k=sobel_kernel; idx=33; cnt=1;;
-    conv) k=conv_kernel; idx=33; cnt=1;;
-    # 1080p: r = 1, 2, 10, 30, 13 launches each; 4K: r = 1, 2 (26),
+    # Cosine σ 16, 25, 50, 100, 120, 150, 200, 500, 1500, each 2 x 13
+    # launches of a row and a column pass: 1080p 9 x 52, 4K σ = 16, 25:
+    # 2 x 52, then σ = 50's 3 warm-ups (6 launches) and its first timed
+    # pair.
+    gauss) k=lines_cosines; idx=$((9 * 52 + 2 * 52 + 6)); cnt=2;;
+    # 1080p: 66 launches (2 x (3 + 30)), then the 4K row's first launch.
+    sobel) k=sobel_kernel; idx=66; cnt=1;;
+    conv) k=conv_kernel; idx=66; cnt=1;;
+    # 1080p: r = 1, 2, 10, 30, 2 x 13 launches each; 4K: r = 1, 2 (52),
     # then r = 10's first timed launch.
-    kuwa) k=kuwa_fused; idx=$((52 + 26 + 3)); cnt=1;;
+    kuwa) k=kuwa_fused; idx=$((104 + 52 + 3)); cnt=1;;
     *) continue;;
   esac
   # Pass 1: every launch of the kernel, with its stream.
