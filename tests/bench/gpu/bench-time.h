@@ -7,7 +7,10 @@
  *   stop event, then lets go, so that the call's launches are queued before
  *   the start event is stamped (nvbench's way).  The call must not wait on
  *   the stream itself: a call that does would deadlock, and the blocking
- *   kernel gives up after about a second and the run fails.
+ *   kernel gives up after about a second and the run fails.  The same
+ *   happens under a profiler that waits for each launch to finish (ncu):
+ *   there set GPUFX_BENCH_NO_HOLD=1, and time_gpu_ms times as time_ms
+ *   does (the same launches, in the same order).
  *
  * Copyright (C) 2026 The gimp-gpu-filters authors
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -83,7 +86,9 @@ bench_time_events (F f, int reps, bool hold)
   CK (cudaGetLastError ());
   if (hold && flag[1])
     {
-      fprintf (stderr, "time_gpu_ms: the call waited on its own stream\n");
+      fprintf (stderr, "time_gpu_ms: the call waited on its own stream (or a "
+                       "profiler waited on each launch: then set "
+                       "GPUFX_BENCH_NO_HOLD=1)\n");
       exit (1);
     }
   std::sort (t.begin (), t.end ());
@@ -103,7 +108,7 @@ template <class F>
 static double
 time_gpu_ms (F f, int reps = 30)
 {
-  return bench_time_events (f, reps, true);
+  return bench_time_events (f, reps, ! getenv ("GPUFX_BENCH_NO_HOLD"));
 }
 
 #endif

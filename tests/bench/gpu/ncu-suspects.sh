@@ -15,6 +15,8 @@
 # an idle GPU), each time 3 warm-ups then the timed launches.
 set -u
 B=$1; O=$2; shift 2
+# ncu waits for each launch: bench-gpu's blocking kernel would wait for it.
+export GPUFX_BENCH_NO_HOLD=1
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)
 [ -n "$NCU" ] || { echo "no ncu"; exit 1; }
 S=(--section SpeedOfLight --section Occupancy --section LaunchStats
