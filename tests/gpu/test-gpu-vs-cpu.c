@@ -337,10 +337,13 @@ test_gaussian (void)
   /* { x, y, in the quick set }: the column sigmas cover the direct taps
    * in float (< 6.25) and on the tensor cores (6.25 .. 15.75), and the
    * sums of cosines (in the quick set too, so that the sanitizers' quick
-   * runs reach the cosine column kernels). */
+   * runs reach the cosine column kernels); the row sigmas the tensor
+   * cores' both ways of summing (split chains at 6.3, 10 and 14, fresh
+   * accumulators at 12). */
   static const double sig[][3]
-    = { { 0, 1.5, 1 }, { 2, 2, 0 },      { 6.3, 0.7, 1 }, { 10, 50, 0 },
-        { 33, 0, 1 },  { 200, 1500, 1 }, { 1, 12, 1 },    { 5, 15.75, 0 } };
+    = { { 0, 1.5, 1 },  { 2, 2, 0 },      { 6.3, 0.7, 1 }, { 10, 50, 0 },
+        { 33, 0, 1 },   { 200, 1500, 1 }, { 1, 12, 1 },    { 5, 15.75, 0 },
+        { 12, 2.5, 0 }, { 14, 3, 0 } };
   GpufxFilter f;
   char        what[64];
 
@@ -766,16 +769,18 @@ test_large (void)
 }
 
 /* Values far outside [0, 1], no alpha (straight colour only): the
- * Gaussian on the tensor-core taps (both axes at sigma 12), float taps
+ * Gaussian on the tensor-core taps (both axes at sigma 12: fresh
+ * accumulators; rows at 15 and columns at 10: split chains), float taps
  * with cosines, cosines alone, a 13 x 13 matrix (float kernel), a 25 x 25
  * one (tensor cores on RGBA) and Sobel. */
 static void
 test_hdr (void)
 {
-  static const double sig[][2] = { { 12, 12 }, { 3, 50 }, { 200, 1500 } };
-  static const Shape  shapes[] = { { 301, 203, 4, -1 }, { 53, 59, 3, -1 } };
-  GpufxFilter         f;
-  char                what[96];
+  static const double sig[][2]
+    = { { 12, 12 }, { 15, 10 }, { 3, 50 }, { 200, 1500 } };
+  static const Shape shapes[] = { { 301, 203, 4, -1 }, { 53, 59, 3, -1 } };
+  GpufxFilter        f;
+  char               what[96];
 
   value_scale = 1000;
   for (int i = 0; i < 2; i++)
