@@ -561,6 +561,23 @@ test_sobel (void)
       snprintf (what, sizeof what, "sobel h%d v%d s%d", m & 1, (m >> 1) & 1,
                 (m >> 2) & 1);
       each_shape (what, &f);
+      /* Gray images take four columns a lane: several warps, 16-byte loads
+       * (whole image) and the four-load path (a region whose input starts a
+       * column before it, and odd row pitches). */
+      for (int b = 0; b <= GPUFX_BORDER_ZERO; b++)
+        {
+          static const Shape gray[]
+            = { { 300, 37, 1, -1 }, { 301, 19, 1, -1 } };
+          GpufxRect dr = { 5, 3, 290, 30 };
+          char      name[200];
+
+          f.border = (GpufxBorder) b;
+          for (int i = 0; i < 2; i++)
+            check (what, &f, gray[i]);
+          snprintf (name, sizeof name, "%s gray region %s", what,
+                    gpufx_border_name (f.border));
+          check_region (name, &f, gray[0], dr, 0);
+        }
     }
 }
 
