@@ -253,6 +253,16 @@ run_size (int w, int h)
          gpufx_cuda_sobel (g, in, out, true, true, false, 0);
        }),
        pass, "");
+  /* A gray image of the same size (a quarter of the bytes): its own kernel,
+   * four columns a lane. */
+  row ("sobel gray", "ours", time_both ([&] (int i) {
+         CudaGeom  g1 = { W, H, 1, -1, GPUFX_BORDER_CLAMP };
+         CudaPlane i1 = { g_in[i % NBUF], W, 0, 0, W, H };
+         CudaPlane o1 = { g_out, W, 0, 0, W, H };
+
+         gpufx_cuda_sobel (g1, i1, o1, true, true, false, 0);
+       }),
+       pass / C, "");
   row ("sobel", "naive", time_both ([&] (int i) {
          naive_sobel<<<g2 (), blk>>> (g, g_in[i % NBUF], g_out);
        }),
