@@ -402,8 +402,9 @@ __launch_bounds__ (CT_TX *CT_TY) taps_cols_kernel (CudaGeom  g,
  *   accumulator added at the end: no float add per step;
  * - fresh: each step's three products go into a fresh accumulator, added
  *   to the block's sum with a float add (4 per tile and step).
- * Both stay within 2.2e-6 of the sum of the terms' magnitudes (a double
- * reference at [-250, 1000] and at 1e5 spikes; fresh 3-5x closer).
+ * Both stay within 2.2e-6 of the sum of the terms' magnitudes against a
+ * double reference, on [-250, 1000] (fresh 3-5x closer) and on noise with
+ * 1e5 spikes (both alike).
  *
  * A lane's A fragments for every d are made once: the parts stay in
  * registers (E tiles x 4), the remainders too below E = TC_ALO_SMEM, else
