@@ -68,6 +68,41 @@ sobel_beyond (const CudaGeom &g, const CudaPlane &out, int lane, int x, int n)
                              g.image_w, g.border);
 }
 
+/* One output from a 3 x 3 window (t, m, b: the rows above, at and below
+ * the pixel, left to right) in the filter's mode: the gradient's magnitude
+ * (BOTH), one direction's, signed around 0.5 or not, or 0 for none. */
+template <bool BOTH>
+static __device__ __forceinline__ float
+sobel_value (const float (&t)[3],
+             const float (&m)[3],
+             const float (&b)[3],
+             bool horizontal,
+             bool vertical,
+             bool keep_sign)
+{
+  auto gx
+    = [&] { return (t[2] + 2.0f * m[2] + b[2]) - (t[0] + 2.0f * m[0] + b[0]); };
+  auto gy
+    = [&] { return (t[0] + 2.0f * t[1] + t[2]) - (b[0] + 2.0f * b[1] + b[2]); };
+  float v;
+
+  if (BOTH)
+    {
+      float x = gx (), y = gy ();
+
+      v = sqrtf (x * x + y * y) * 0.17677669529663688f; /* 1/sqrt 32 */
+    }
+  else if (horizontal || vertical)
+    {
+      float gr = horizontal ? gx () : gy ();
+
+      v = keep_sign ? 0.5f + gr * 0.125f : fabsf (gr) * 0.25f;
+    }
+  else
+    v = 0.0f;
+  return v;
+}
+
 template <int C, bool BOTH>
 __global__ void __launch_bounds__ (32 * SOBEL_TY) sobel_kernel (CudaGeom  g,
                                                                 CudaPlane in,
@@ -132,29 +167,15 @@ __global__ void __launch_bounds__ (32 * SOBEL_TY) sobel_kernel (CudaGeom  g,
 #pragma unroll
       for (int c = 0; c < C; c++)
         {
-          float gx, gy, v;
+          const float tc[3] = { t[0].v[c], t[1].v[c], t[2].v[c] };
+          const float mc[3] = { m[0].v[c], m[1].v[c], m[2].v[c] };
+          const float bc[3] = { b[0].v[c], b[1].v[c], b[2].v[c] };
 
           if (c == g.alpha)
-            {
-              o.v[c] = m[1].v[c];
-              continue;
-            }
-          gx = (t[2].v[c] + 2.0f * m[2].v[c] + b[2].v[c])
-               - (t[0].v[c] + 2.0f * m[0].v[c] + b[0].v[c]);
-          gy = (t[0].v[c] + 2.0f * t[1].v[c] + t[2].v[c])
-               - (b[0].v[c] + 2.0f * b[1].v[c] + b[2].v[c]);
-          if (BOTH)
-            v = sqrtf (gx * gx + gy * gy)
-                * 0.17677669529663688f; /* 1/sqrt 32 */
-          else if (horizontal || vertical)
-            {
-              float gr = horizontal ? gx : gy;
-
-              v = keep_sign ? 0.5f + gr * 0.125f : fabsf (gr) * 0.25f;
-            }
+            o.v[c] = mc[1];
           else
-            v = 0.0f;
-          o.v[c] = v;
+            o.v[c]
+              = sobel_value<BOTH> (tc, mc, bc, horizontal, vertical, keep_sign);
         }
       if (x < out.w)
         *d = o;
@@ -249,24 +270,15 @@ __global__ void __launch_bounds__ (32 * SOBEL_TY)
 #pragma unroll
       for (int i = 0; i < 4; i++)
         {
-          float gx = (t[i + 2] + 2.0f * m[i + 2] + b[i + 2])
-                     - (t[i] + 2.0f * m[i] + b[i]);
-          float gy = (t[i] + 2.0f * t[i + 1] + t[i + 2])
-                     - (b[i] + 2.0f * b[i + 1] + b[i + 2]);
+          const float tc[3] = { t[i], t[i + 1], t[i + 2] };
+          const float mc[3] = { m[i], m[i + 1], m[i + 2] };
+          const float bc[3] = { b[i], b[i + 1], b[i + 2] };
 
           if (g.alpha == 0)
-            o[i] = m[i + 1];
-          else if (BOTH)
-            o[i] = sqrtf (gx * gx + gy * gy)
-                   * 0.17677669529663688f; /* 1/sqrt 32 */
-          else if (horizontal || vertical)
-            {
-              float gr = horizontal ? gx : gy;
-
-              o[i] = keep_sign ? 0.5f + gr * 0.125f : fabsf (gr) * 0.25f;
-            }
+            o[i] = mc[1];
           else
-            o[i] = 0.0f;
+            o[i]
+              = sobel_value<BOTH> (tc, mc, bc, horizontal, vertical, keep_sign);
         }
       if (vec_out && x + 3 < out.w)
         *(float4 *) d = make_float4 (o[0], o[1], o[2], o[3]);
