@@ -24,4 +24,17 @@
     }                                                                          \
   while (0)
 
+/* n uniform floats in [0, 1) from a xorshift64 state s (advanced). */
+static inline void
+bench_noise (float *v, size_t n, unsigned long long *s)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      *s ^= *s << 13;
+      *s ^= *s >> 7;
+      *s ^= *s << 17;
+      v[i] = (float) (*s >> 40) * (1.0f / 16777216.0f);
+    }
+}
+
 #endif

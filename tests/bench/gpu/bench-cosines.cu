@@ -101,13 +101,7 @@ main (int argc, char **argv)
   unsigned long long s = 88172645463325252ULL;
   for (int b = 0; b < NB; b++)
     {
-      for (size_t i = 0; i < n; i++)
-        {
-          s ^= s << 13;
-          s ^= s >> 7;
-          s ^= s << 17;
-          h[i] = (s >> 40) * (1.0f / 16777216.0f);
-        }
+      bench_noise (h.data (), n, &s);
       CK (cudaMemcpy (in[b], h.data (), n * 4, cudaMemcpyHostToDevice));
     }
   cudaDeviceProp prop;
