@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "bench-check.h"
+#include "bench-exact.h"
 
 static const int W = 3840, H = 2160, C = 4, NB = 4;
 static const int W4 = W * C / 4;
@@ -458,34 +459,6 @@ coarse_run (const Coarse &c,
     CK (cudaEventRecord (ev[3]));
 }
 
-/* The exact float64 column Gaussian (the plan's taps), clamp, at 4096
- * sampled outputs, the first and last 64 rows among them. */
-template <class F>
-static void
-exact_cols (const std::vector<float> &hi,
-            const GpufxGaussianPlan  &p,
-            unsigned long long        seed,
-            F                         f)
-{
-  for (int q = 0; q < 4096; q++)
-    {
-      seed ^= seed << 13;
-      seed ^= seed >> 7;
-      seed ^= seed << 17;
-      int    x = (int) (seed % W), ch = (int) ((seed >> 20) % C);
-      int    y = q < 64    ? q
-                 : q < 128 ? H - 1 - (q - 64)
-                           : (int) ((seed >> 32) % H);
-      double acc = 0;
-      for (int kk = -p.radius; kk <= p.radius; kk++)
-        {
-          int m = std::min (std::max (y + kk, 0), H - 1);
-          acc += p.taps[kk + p.radius] * hi[((size_t) m * W + x) * C + ch];
-        }
-      f (((size_t) y * W + x) * C + ch, acc);
-    }
-}
-
 /* Host emulation of kernels A, B and C on a few columns (no GPU needed):
  * the same arithmetic order per output, in float. */
 static void
@@ -668,9 +641,10 @@ main (int argc, char **argv)
       CK (cudaDeviceSynchronize ());
       CK (cudaMemcpy (hr.data (), ref, n * 4, cudaMemcpyDeviceToHost));
       double dcos = 0;
-      exact_cols (hi, p, 12345, [&] (size_t ix, double e) {
-        dcos = std::max (dcos, fabs (hr[ix] - e));
-      });
+      bench_exact_samples (hi, W, H, C, p, 1, GPUFX_BORDER_CLAMP, 12345,
+                           [&] (size_t ix, double e) {
+                             dcos = std::max (dcos, fabs (hr[ix] - e));
+                           });
       printf ("sigma %5g  cosines col %.4f ms  vs exact %.2e\n", sg,
               t[t.size () / 2], dcos);
       for (auto hl : cfg)
@@ -710,9 +684,10 @@ main (int argc, char **argv)
           CK (cudaDeviceSynchronize ());
           CK (cudaMemcpy (ho.data (), out, n * 4, cudaMemcpyDeviceToHost));
           double dex = 0, dvs = 0;
-          exact_cols (hi, p, 12345, [&] (size_t ix, double e) {
-            dex = std::max (dex, fabs (ho[ix] - e));
-          });
+          bench_exact_samples (hi, W, H, C, p, 1, GPUFX_BORDER_CLAMP, 12345,
+                               [&] (size_t ix, double e) {
+                                 dex = std::max (dex, fabs (ho[ix] - e));
+                               });
           for (size_t i = 0; i < n; i++)
             {
               double dd = fabs ((double) ho[i] - hr[i]);

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "bench-check.h"
+#include "bench-exact.h"
 
 static const int W = 3840, H = 2160, C = 4, NB = 4;
 
@@ -35,44 +36,6 @@ setv (const std::string &v)
     unsetenv ("GPUFX_CUDA_COS_SOLO");
   else
     setenv ("GPUFX_CUDA_COS_SOLO", v.c_str (), 1);
-}
-
-/* The exact float64 Gaussian (the plan's taps) of the host image hi
- * along axis (0: rows, 1: columns) at 4096 sampled outputs, the first and
- * last 64 of the axis among them, drawn from seed; f (index, exact) for
- * each. */
-template <class F>
-static void
-exact_samples (const std::vector<float> &hi,
-               const GpufxGaussianPlan  &p,
-               int                       axis,
-               GpufxBorder               bd,
-               unsigned long long        seed,
-               F                         f)
-{
-  const int along = axis ? H : W, across = axis ? W : H;
-
-  for (int q = 0; q < 4096; q++)
-    {
-      seed ^= seed << 13;
-      seed ^= seed >> 7;
-      seed ^= seed << 17;
-      int    b = (int) (seed % across), c = (int) ((seed >> 20) % C);
-      int    a = q < 64    ? q
-                 : q < 128 ? along - 1 - (q - 64)
-                           : (int) ((seed >> 32) % along);
-      int    x = axis ? b : a, y = axis ? a : b;
-      double acc = 0;
-
-      for (int kk = -p.radius; kk <= p.radius; kk++)
-        {
-          int m = gpufx_border_index (a + kk, along, bd);
-
-          acc += p.taps[kk + p.radius]
-                 * hi[((size_t) (axis ? m : y) * W + (axis ? x : m)) * C + c];
-        }
-      f (((size_t) y * W + x) * C + c, acc);
-    }
 }
 
 int
@@ -189,11 +152,13 @@ main (int argc, char **argv)
                   if (! (d <= dflat))
                     dflat = isnan (d) ? INFINITY : d;
                 }
-              exact_samples (hi, p, 1, (GpufxBorder) bd, 12345,
-                             [&] (size_t ix, double exact) {
-                               dex = std::max (dex, fabs (ho[ix] - exact));
-                               dexf = std::max (dexf, fabs (hr[ix] - exact));
-                             });
+              bench_exact_samples (hi, W, H, C, p, 1, (GpufxBorder) bd, 12345,
+                                   [&] (size_t ix, double exact) {
+                                     dex
+                                       = std::max (dex, fabs (ho[ix] - exact));
+                                     dexf
+                                       = std::max (dexf, fabs (hr[ix] - exact));
+                                   });
               printf ("%-6s sigma %5g %-5s col %.4f %.4f  full %.4f %.4f  | vs "
                       "flat %.2e  vs exact %.2e (flat %.2e)\n",
                       bd == GPUFX_BORDER_MIRROR ? "mirror" : "clamp", sg,
@@ -206,10 +171,10 @@ main (int argc, char **argv)
                                    p.n_terms, 0);
           CK (cudaMemcpy (ho.data (), out, n * 4, cudaMemcpyDeviceToHost));
           double drow = 0;
-          exact_samples (hi, p, 0, (GpufxBorder) bd, 54321,
-                         [&] (size_t ix, double exact) {
-                           drow = std::max (drow, fabs (ho[ix] - exact));
-                         });
+          bench_exact_samples (hi, W, H, C, p, 0, (GpufxBorder) bd, 54321,
+                               [&] (size_t ix, double exact) {
+                                 drow = std::max (drow, fabs (ho[ix] - exact));
+                               });
           printf ("%-6s sigma %5g rows vs exact %.2e\n",
                   bd == GPUFX_BORDER_MIRROR ? "mirror" : "clamp", sg, drow);
           unsetenv ("GPUFX_CUDA_COS_SOLO");
