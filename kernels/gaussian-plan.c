@@ -17,6 +17,22 @@
  * double-precision sliding sums. */
 #define PLAN_L1_TARGET 2e-6
 
+/* Free frequencies omega[m] = pi plan_free_u[m] / r, the same at every r:
+ * the fewest terms for the target.  Six reach an L1 error of 1.3e-7 or less
+ * at every sigma from 16 to 1500 (1.5e-6 at most from sigma 5, where r /
+ * sigma strays further from 4), where harmonics need eight for 1.4e-7 to
+ * 4.7e-7 and six reach only 2.8e-5 (tests/bench/cosine-fit-study.py
+ * --universal fits them, least squares over sigma 15.9 .. 1500; rounded to
+ * 4 decimals they would miss by 10x).  Fewer terms are what both backends
+ * pay for. */
+static const double plan_free_u[] = { 0.0,
+                                      1.002602237998624,
+                                      2.0225286415604855,
+                                      3.0819738898278612,
+                                      4.2180191653789105,
+                                      5.520243174392864 };
+#define PLAN_FREE_TERMS (sizeof plan_free_u / sizeof plan_free_u[0])
+
 /* The periods tried, as multiples of r. */
 static const double plan_stretch[] = { 1.0, 1.05, 1.1, 1.2, 1.3, 1.5 };
 #define PLAN_STRETCHES (sizeof plan_stretch / sizeof plan_stretch[0])
@@ -39,8 +55,10 @@ static int               plan_cache_next;
  * took tens of milliseconds of cos () calls before. */
 typedef struct
 {
-  int     rows; /* r + 1 */
-  int     period;
+  int     rows;   /* r + 1 */
+  int     period; /* 0: free frequencies (freq) */
+  double  freq[GPUFX_GAUSS_MAX_TERMS];
+  double *cols;   /* free: the columns as they were, for the error */
   int     n;      /* columns so far */
   bool    broken; /* a column fell in the span of the earlier ones */
   double *table;  /* 2 period cosines */
@@ -68,15 +86,25 @@ plan_reflect (const PlanBasis *basis, int j, double *x)
 static bool
 plan_basis_init (PlanBasis *basis, const double *taps, int r, int period)
 {
+  const size_t cells = (size_t) (r + 1) * GPUFX_GAUSS_MAX_TERMS;
+
   memset (basis, 0, sizeof *basis);
   basis->rows = r + 1;
   basis->period = period;
-  basis->table = malloc (sizeof (double) * 2 * (size_t) period);
-  basis->a
-    = malloc (sizeof (double) * (size_t) basis->rows * GPUFX_GAUSS_MAX_TERMS);
+  basis->table = malloc (sizeof (double) * 2 * (size_t) (period ? period : 1));
+  basis->a = malloc (sizeof (double) * cells);
   basis->b = malloc (sizeof (double) * (size_t) basis->rows);
-  if (! basis->table || ! basis->a || ! basis->b)
+  if (! period)
+    basis->cols = malloc (sizeof (double) * cells);
+  if (! basis->table || ! basis->a || ! basis->b || (! period && ! basis->cols))
     return false;
+  memcpy (basis->b, taps + r, sizeof (double) * (size_t) basis->rows);
+  if (! period)
+    {
+      for (size_t m = 0; m < PLAN_FREE_TERMS; m++)
+        basis->freq[m] = M_PI * plan_free_u[m] / r;
+      return true;
+    }
   /* A quarter from cos (), the rest by symmetry (exactly symmetric). */
   for (int j = 0; 2 * j <= period; j++)
     {
@@ -88,7 +116,6 @@ plan_basis_init (PlanBasis *basis, const double *taps, int r, int period)
       if (j)
         basis->table[2 * period - j] = c;
     }
-  memcpy (basis->b, taps + r, sizeof (double) * (size_t) basis->rows);
   return true;
 }
 
@@ -98,6 +125,7 @@ plan_basis_clear (PlanBasis *basis)
   free (basis->table);
   free (basis->a);
   free (basis->b);
+  free (basis->cols);
   memset (basis, 0, sizeof *basis);
 }
 
@@ -111,12 +139,17 @@ plan_basis_grow (PlanBasis *basis)
 
   if (basis->broken)
     return;
-  for (int k = 0, t = 0; k < basis->rows; k++)
-    {
-      aj[k] = basis->table[t]; /* t = j k mod 2 period */
-      if ((t += j) >= 2 * basis->period)
-        t -= 2 * basis->period;
-    }
+  if (! basis->period)
+    for (int k = 0; k < basis->rows; k++)
+      aj[k] = basis->cols[(size_t) j * basis->rows + k]
+        = cos (basis->freq[j] * k);
+  else
+    for (int k = 0, t = 0; k < basis->rows; k++)
+      {
+        aj[k] = basis->table[t]; /* t = j k mod 2 period */
+        if ((t += j) >= 2 * basis->period)
+          t -= 2 * basis->period;
+      }
   for (int i = 0; i < j; i++)
     plan_reflect (basis, i, aj);
   for (int i = j; i < basis->rows; i++)
@@ -149,7 +182,7 @@ plan_fit (const PlanBasis *basis,
   int       t[GPUFX_GAUSS_MAX_TERMS] = { 0 };
   double    err = 0;
 
-  if (basis->broken || 2 * basis->period < n) /* aliasing */
+  if (basis->broken || (basis->period && 2 * basis->period < n)) /* aliasing */
     return INFINITY;
   for (int j = n - 1; j >= 0; j--)
     {
@@ -161,7 +194,9 @@ plan_fit (const PlanBasis *basis,
     }
   for (int m = 0; m < GPUFX_GAUSS_MAX_TERMS; m++)
     {
-      omega[m] = m < n ? M_PI * m / basis->period : 0;
+      omega[m] = m >= n          ? 0
+                 : basis->period ? M_PI * m / basis->period
+                                 : basis->freq[m];
       if (m >= n)
         coeff[m] = 0;
     }
@@ -170,14 +205,49 @@ plan_fit (const PlanBasis *basis,
       double f = 0;
 
       for (int m = 0; m < n; m++)
-        {
-          f += coeff[m] * basis->table[t[m]]; /* t[m] = m k mod 2 period */
-          if ((t[m] += m) >= 2 * basis->period)
-            t[m] -= 2 * basis->period;
-        }
+        if (! basis->period)
+          f += coeff[m] * basis->cols[(size_t) m * rows + k];
+        else
+          {
+            f += coeff[m] * basis->table[t[m]]; /* t[m] = m k mod 2 period */
+            if ((t[m] += m) >= 2 * basis->period)
+              t[m] -= 2 * basis->period;
+          }
       err += (k ? 2 : 1) * fabs (f - taps[rows - 1 + k]);
     }
   return err;
+}
+
+/* The fit by free frequencies where it reaches the target (false: not, or
+ * out of memory, *ok false).  GPUFX_GAUSS_HARMONIC set (a testing aid, read
+ * per fit) leaves the harmonics to fit every plan. */
+static bool
+plan_fit_free (GpufxGaussianPlan *plan, bool *ok)
+{
+  PlanBasis basis;
+  double    omega[GPUFX_GAUSS_MAX_TERMS], coeff[GPUFX_GAUSS_MAX_TERMS];
+  double    err;
+
+  if (getenv ("GPUFX_GAUSS_HARMONIC"))
+    return false;
+  if (! plan_basis_init (&basis, plan->taps, plan->radius, 0))
+    {
+      plan_basis_clear (&basis);
+      *ok = false;
+      return false;
+    }
+  for (size_t m = 0; m < PLAN_FREE_TERMS; m++)
+    plan_basis_grow (&basis);
+  err = plan_fit (&basis, plan->taps, omega, coeff);
+  plan_basis_clear (&basis);
+  if (! (err < PLAN_L1_TARGET))
+    return false;
+  plan->fit_l1_error = err;
+  plan->n_terms = PLAN_FREE_TERMS;
+  plan->period = 0;
+  memcpy (plan->omega, omega, sizeof omega);
+  memcpy (plan->coeff, coeff, sizeof coeff);
+  return true;
 }
 
 static bool
@@ -202,6 +272,8 @@ plan_compute (GpufxGaussianPlan *plan, double sigma, int max_direct_radius)
 
   if (r <= max_direct_radius)
     return true;
+  if (plan_fit_free (plan, &ok) || ! ok)
+    goto out;
 
   for (size_t i = 0; i < PLAN_STRETCHES; i++)
     if (! plan_basis_init (&bases[i], plan->taps, r,

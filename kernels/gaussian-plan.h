@@ -12,8 +12,10 @@
  *
  * Larger radii: n_terms > 0 and, for |k| <= r (zero beyond),
  *     w(k) ~= sum_{m < n_terms} coeff[m] * cos (omega[m] * k)
- * with omega[m] = pi * m / period, period an integer slightly above r, and
- * coeff fitted by least squares in double over k = 0..r.  The fit's L1
+ * with free frequencies omega[m] = pi u_m / r, u_m fixed for every r
+ * (period 0; gaussian-plan.c), or where those miss the target, harmonics
+ * omega[m] = pi * m / period, period an integer slightly above r; coeff
+ * fitted by least squares in double over k = 0..r.  The fit's L1
  * error  sum_{|k| <= r} |w_fit(k) - w(k)|  is fit_l1_error (< 1e-5), which
  * bounds the output error on [0, 1] images.  A backend then computes, in
  * DOUBLE precision, per term the windowed complex sum over the line padded
@@ -25,9 +27,10 @@
  *                                        + e^{i omega_m (r+1)} x[i + r + 1])
  * (the CPU backend uses this form; rounding drift in double stays far below
  * 1e-9 over lines of 10^5 samples, measured by tests/engine).  The CUDA
- * backend runs the last terms of 8, whose weights sum_k |coeff[m]| stay
- * below 1e-3, partly in float (cuda-cosines.cu, COS_F32: within 2.4e-7 of
- * double, measured).
+ * backend takes free frequencies only (the CPU reruns other plans; none
+ * from sigma 5 to 1500, tests/engine/test-gaussian-plan.c) and runs the
+ * last of the 6 terms, whose weight sum_k |coeff[m]| stays below 1e-3,
+ * partly in float (cuda-cosines.cu, COS_F32).
  * The taps are always filled too (reference, tests, short lines).
  */
 #ifndef GPUFX_GAUSSIAN_PLAN_H
@@ -53,7 +56,7 @@ extern "C"
     int     radius;  /* floor (4 sigma + 0.5); 0 for sigma == 0       */
     double *taps;    /* 2 radius + 1 weights, taps[k + radius], sum 1 */
     int     n_terms; /* 0: use taps directly                          */
-    int     period;  /* L: omega[m] = pi * m / L                      */
+    int     period;  /* L: omega[m] = pi * m / L; 0: free frequencies */
     double  omega[GPUFX_GAUSS_MAX_TERMS];
     double  coeff[GPUFX_GAUSS_MAX_TERMS];
     double  fit_l1_error; /* sum over |k| <= r of |fit - taps|; 0 direct   */

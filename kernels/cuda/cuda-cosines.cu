@@ -12,11 +12,10 @@
 
 struct LinesCosines
 {
-  int    n_terms;
-  int    radius;
-  int    period;
-  double inv_period; /* 1 / period */
+  int n_terms;
+  int radius;
   /* Per term m (w = omega[m]); terms past n_terms are all zero. */
+  double omega[GPUFX_GAUSS_MAX_TERMS];
   double coeff[GPUFX_GAUSS_MAX_TERMS];
   double two_cos[GPUFX_GAUSS_MAX_TERMS]; /* 2 cos w               */
   double cos_w[GPUFX_GAUSS_MAX_TERMS];   /* cos w                 */
@@ -36,6 +35,33 @@ struct LinesCosines
 };
 
 __constant__ LinesCosines lines_cos[2];
+
+/* The plan's free frequencies (period 0): e^{i w_m q} for any position
+ * |q| < 2^(2 COS_TAB_BITS) as the product of two entries of a table per
+ * axis and term, w_m j and w_m j 2^COS_TAB_BITS for j < 2^COS_TAB_BITS,
+ * made once per upload on the GPU (lines_table_kernel).  Free frequencies
+ * are not powers of one phase, as harmonics were, and each term's own
+ * sincos in the kernels cost 20-36% (H200, round 30). */
+#define COS_TAB_BITS  11
+#define COS_TAB_N     (1 << COS_TAB_BITS)
+#define COS_TAB_TERMS 8
+/* [axis][high part][j][term]: a position's terms in one 128-byte line. */
+__device__ double2 lines_phase_table[2][2][COS_TAB_N][COS_TAB_TERMS];
+
+__global__ void
+lines_table_kernel (int axis, int n_terms, const LinesCosines k)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int m = i % COS_TAB_TERMS, j = i / COS_TAB_TERMS % COS_TAB_N;
+  const int hi = i / (COS_TAB_TERMS * COS_TAB_N);
+  double    c = 1.0, sn = 0.0;
+
+  if (hi > 1)
+    return;
+  if (m < n_terms)
+    sincos (k.omega[m] * ((double) j * (hi ? COS_TAB_N : 1)), &sn, &c);
+  lines_phase_table[axis][hi][j][m] = make_double2 (c, sn);
+}
 
 /* The sum of cosines with a cost independent of r, in double.  A block
  * takes LANES lines (lanes; channel fastest, so the column pass reads
@@ -118,68 +144,33 @@ __constant__ LinesCosines lines_cos[2];
  * the two sums shared by all terms, started from D[tS] and D[tS + 1].
  * Rounding grows at most like S min (S, 1 / sin w) eps over a chunk, far
  * below the engine's tolerance in double (the recurrences restart every
- * chunk); the 8-term kernels run their two lightest terms in float
- * (COS_F32).  Phases come from sincospi of (q mod 2L) / L, exact in the
- * integers, and its powers for the terms m > 1. */
-__device__ __forceinline__ void
-lines_phase (int m, long long q, int L, double *c, double *s)
-{
-  long long k = ((long long) m * q) % (2LL * L);
-
-  if (k < 0)
-    k += 2LL * L;
-  sincospi ((double) k / L, s, c);
-}
-
-#ifndef COS_PH32
-#define COS_PH32 1 /* positions in 32 bits, products by 1 / L, power tree */
-#endif
-
-/* e^{i pi q / L} (inv_l = 1 / L).  COS_PH32: q fits 32 bits (a
- * position), and a product by 1 / L instead of a division. */
+ * chunk); the 6-term kernels run their lightest term in float
+ * (COS_F32).  The plan's frequencies are free (not harmonics of one), so
+ * the phases e^{i w_m q} come from a table per term (lines_phases). */
+/* e^{i w_m q} of term m from the phase table of the axis. */
+template <int AXIS>
 __device__ __forceinline__ double2
-lines_cs (long long q, int L, double inv_l)
+lines_table_one (int m, long long q)
 {
-  double c, s;
+  const unsigned a = (unsigned) (q < 0 ? -q : q);
+  const double2  x = __ldg (&lines_phase_table[AXIS][0][a % COS_TAB_N][m]);
+  const double2  y = __ldg (&lines_phase_table[AXIS][1][a / COS_TAB_N][m]);
+  const double   im = fma (x.x, y.y, x.y * y.x);
 
-  if (COS_PH32)
-    {
-      int kq = (int) q % (2 * L);
-
-      if (kq < 0)
-        kq += 2 * L;
-      sincospi ((double) kq * inv_l, &s, &c);
-    }
-  else
-    lines_phase (1, q, L, &c, &s);
-  return make_double2 (c, s);
+  return make_double2 (x.x * y.x - x.y * y.y, q < 0 ? -im : im);
 }
 
-/* z[m] = z1^m for m < NT.  COS_PH32: z[m] = z[m/2] z[m - m/2] (a tree of
- * depth log2 NT instead of a chain of NT - 1 products). */
-template <int NT>
+/* z[m] = e^{i w_m q} for m < NT (term 0: w = 0; terms past the table's
+ * have no weight). */
+template <int NT, int AXIS>
 __device__ __forceinline__ void
-lines_expand (double2 z1, double2 *z)
+lines_phases (long long q, double2 *z)
 {
   z[0] = make_double2 (1.0, 0.0);
-  if (NT > 1)
-    z[1] = z1;
 #pragma unroll
-  for (int m = 2; m < NT; m++)
-    {
-      const double2 a = COS_PH32 ? z[m / 2] : z[m - 1];
-      const double2 b = COS_PH32 ? z[m - m / 2] : z[1];
-
-      z[m] = make_double2 (a.x * b.x - a.y * b.y, fma (a.x, b.y, a.y * b.x));
-    }
-}
-
-/* z[m] = e^{i w_m q} = e^{i pi m q / L} for m < NT. */
-template <int NT>
-__device__ __forceinline__ void
-lines_powers (long long q, int L, double inv_l, double2 *z)
-{
-  lines_expand<NT> (lines_cs (q, L, inv_l), z);
+  for (int m = 1; m < NT; m++)
+    z[m] = m < COS_TAB_TERMS ? lines_table_one<AXIS> (m, q)
+                             : make_double2 (1.0, 0.0);
 }
 
 /* Block shape per axis: lanes (lines, blockDim.x) and chunks per line
@@ -244,26 +235,23 @@ template <int AXIS> struct CosShape
 #ifndef COS_DC
 #define COS_DC 1 /* term 0 (w = 0) by plain sums */
 #endif
-/* The last terms of the 8-term kernels in float: phase 2 of COS_F32
- * terms (rows and columns) and the chunk sums (Goertzel) of COS_F32_G
- * terms (columns only: rows measured slower).  Those terms weigh
- * |coeff_m| (2r + 1) <= COS_F32_WEIGHT of an output (the plan's 8-term
- * fits: at most 2.3e-4 at sigma >= 16), so the float recurrences' drift
- * over a chunk (about S min (S, 1 / sin w) 6e-8 of the term) stays far
- * below the engine's 1e-5: measured at 4K against all-double kernels, on
- * noise and on images that resonate with terms 5..7, at most 2.4e-7 (4
- * float ulps of values in [0.5, 1)), where term 5 in float too reached
- * 3.6e-6 at sigma 1500.  The float terms join the output after it is
- * rounded to float (one more rounding, no conversion).  The FP64 pipe
- * then does 25 instead of 32 operations per output (H100, 4K, both
- * passes, round 26: sigma 100 -4%, sigma 200 -3%).  Plans whose last
- * terms weigh more run the all-double 16-term kernels
- * (lines_cos_float_fits). */
+/* The last term of the 6-term kernels in float: its phase 2 and its chunk
+ * sums (Goertzel), in both passes (H200, 4K, round 31: the rows' chunk sums
+ * in float too, both passes -0.3..-1.8% at sigma 16..1500, the same
+ * errors; with 8 terms, round 26 had measured the rows slower).  It
+ * weighs |coeff_5| (2r + 1) <= 2.5e-4 of an output (COS_F32_WEIGHT bounds
+ * it, checked per plan), as light as term 6 of the former 8-term harmonic
+ * fits, which ran in float with term 7 (round 26: the float recurrences'
+ * drift over a chunk, about S min (S, 1 / sin w) 6e-8 of the term,
+ * measured at 4K against all-double kernels on noise and on images that
+ * resonate with the float terms: at most 2.4e-7, where a term 16 times
+ * heavier in float reached 3.6e-6 at sigma 1500).  The float term joins
+ * the output after it is rounded to float (one more rounding, no
+ * conversion).  Plans whose last term weighs more, and every plan under
+ * GPUFX_CUDA_COS_F64 (a testing aid), run the 8-term kernels all in double
+ * (lines_cos_nt). */
 #ifndef COS_F32
-#define COS_F32 2
-#endif
-#ifndef COS_F32_G
-#define COS_F32_G 2
+#define COS_F32 1
 #endif
 #define COS_F32_WEIGHT 1e-3
 
@@ -271,23 +259,23 @@ template <int NT>
 __host__ __device__ constexpr int
 lines_float_terms ()
 {
-  return NT == 8 ? COS_F32 : 0;
+  return NT == 6 ? COS_F32 : 0;
 }
 
 template <int NT, int AXIS>
 __host__ __device__ constexpr int
 lines_float_goertzel ()
 {
-  return NT == 8 && AXIS == 1 ? COS_F32_G : 0;
+  return NT == 6 ? COS_F32 : 0;
 }
 #ifndef COS_BULK
 #define COS_BULK 1 /* RS rows: one bulk copy (TMA, sm_90+) */
 #endif
-#ifndef COS_REL
-#define COS_REL 1 /* FLAT: window ends inside the image by z(o) e^{iwr} */
-#endif
 #ifndef COS_HOIST
 #define COS_HOIST 1 /* RS: the set-up's phases while the row is copied */
+#endif
+#ifndef COS_REL
+#define COS_REL 1 /* FLAT: window ends inside the image by z(o) e^{iwr} */
 #endif
 #ifndef COS_SEG
 #define COS_SEG 1 /* FLAT, one chunk per warp: phase 2 in runs */
@@ -460,6 +448,14 @@ lines_smem_units (int mode, int nch)
   return lines_slots (mode) * nch + (mode == COS_MIRROR);
 }
 
+/* PADR: the double2 units before the row, slot 0 and room for the
+ * padding below the row (r <= this; 1024 as at 8 terms, sigma <= 256). */
+__host__ __device__ constexpr int
+lines_pad_lead (int nt)
+{
+  return COS_RS_NCH * nt * 4 > 1024 ? COS_RS_NCH * nt * 4 : 1024;
+}
+
 /* The period of the padded line under mirror or wrap. */
 __host__ __device__ inline int
 lines_border_period (int n, int border)
@@ -494,7 +490,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
   const int  n_lines = (axis == 0 ? out.h : out.w) * C;
   const int  len = axis == 0 ? out.w : out.h;
   const int  n = axis == 0 ? g.image_w : g.image_h;
-  const int  r = k.radius, L = k.period;
+  const int  r = k.radius;
   const int  l = blockIdx.x * LANES + lane;
   const bool active = l < n_lines;
   /* Inactive lanes read the last line and write nothing. */
@@ -529,10 +525,6 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
   const int    N = SOLO ? sol_hi - sol_lo : max (0, min (S, nw - j0));
   const float *base;
   ptrdiff_t    step;
-  /* e^{i pi q / L} at the chunk's last sample and its first output: RS
-   * (COS_HOIST) takes them while its row is being copied. */
-  constexpr bool HOIST = COS_HOIST && RS;
-  double2        cs_n = make_double2 (1.0, 0.0), cs_o = cs_n;
   /* RS rows under clamp and zero where r fits slot 0 (PADR; sigma <=
    * 256): phase 2 reads the row padded in shared memory (pad), every
    * chunk by plain loads, instead of the border map in the chunks near
@@ -547,13 +539,21 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
    * (cosines_launch_rs). */
   constexpr bool PADR = PAD && RS && MODE == COS_FLAT;
   constexpr int  SLOT = NT * LANES; /* a slot of one chunk, in double2 */
-  const bool     pad = PADR && r <= NCH * SLOT;
+  constexpr int  LEAD = PADR ? lines_pad_lead (NT) : 0;
+  const bool     pad = PADR && r <= LEAD;
   const bool     idle = ! active || j0 >= len;
   const int      jw = pad && idle ? 0 : j0;
   /* The row (RS): after the slots, or after slot 0 (PADR), the plane's
    * sample q at 4 q + c; under PADR slots 1 and 2 follow it. */
   float *const row
-    = (float *) (cos_smem + (PADR ? NCH : lines_smem_units (MODE, NCH)) * SLOT);
+    = (float *) (cos_smem
+                 + (PADR ? LEAD : lines_smem_units (MODE, NCH) * SLOT));
+  /* RS (COS_HOIST): the phases of the chunk's last sample (zn) and of its
+   * first output (zh) read from the table while the row is copied: their
+   * loads wait on L2 and the chunk's set-up on them (the registers are
+   * there: the row and slots allow 2 blocks of 128 threads an SM). */
+  constexpr bool HOIST = COS_HOIST && RS;
+  double2        zn[HOIST ? NT : 1], zh[HOIST ? NT : 1];
 
   if (RS)
     {
@@ -581,11 +581,10 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
       for (int q = t * LANES + lane; q < ni; q += LANES * NCH)
         lines_copy ((float4 *) (row + 4 * q), (const float4 *) (src + 4 * q));
 #endif
-      /* Between issuing the copy and waiting for it. */
       if (HOIST)
         {
-          cs_n = lines_cs ((long long) pw + N - 1, L, k.inv_period);
-          cs_o = lines_cs (o0 + jw, L, k.inv_period);
+          lines_phases<NT, AXIS> ((long long) pw + N - 1, zn);
+          lines_phases<NT, AXIS> (o0 + jw, zh);
         }
 #if __CUDA_ARCH__ >= 900 && COS_BULK
       asm volatile("{\n\t.reg .pred p;\n\t"
@@ -810,13 +809,18 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
   /* Shared memory: slot s of chunk u, term m, this lane. */
   auto slot = [&] (int s, int u, int m) -> double2 & {
     return cos_smem[((s * NCH + u) * NT + m) * LANES + lane
-                    + (PADR && s > 0 ? ni : 0)];
+                    + (PADR && s > 0 ? ni + LEAD - NCH * SLOT : 0)];
   };
   /* Slot s gets the sum of the first cnt samples, in absolute phase. */
-  auto keep = [&] (int s, int cnt, double2 cs) {
+  auto keep = [&] (int s, int cnt, long long q) {
     double2 z[NT];
 
-    lines_expand<NT> (cs, z);
+    if (HOIST && q == (long long) pw + N - 1)
+#pragma unroll
+      for (int m = 0; m < NT; m++)
+        z[m] = zn[m];
+    else
+      lines_phases<NT, AXIS> (q, z);
 #pragma unroll
     for (int m = 0; m < NT; m++)
       {
@@ -930,8 +934,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
                 keep_raw_at (f >> 1, tp);
             }
         }
-      keep (2, N,
-            HOIST ? cs_n : lines_cs ((long long) pw + N - 1, L, k.inv_period));
+      keep (2, N, (long long) pw + N - 1);
     }
   else if (FLAT || PER)
     {
@@ -957,18 +960,16 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
       keep_raw (1);
       walk (min (bh, N), N);
 #endif
-      keep (2, N,
-            HOIST ? cs_n : lines_cs ((long long) pw + N - 1, L, k.inv_period));
+      keep (2, N, (long long) pw + N - 1);
     }
   else
     {
       const int nb = min (b, N);
 
       walk (0, nb);
-      keep (1, nb, lines_cs ((long long) pw + nb - 1, L, k.inv_period));
+      keep (1, nb, (long long) pw + nb - 1);
       walk (nb, N);
-      keep (0, N,
-            HOIST ? cs_n : lines_cs ((long long) pw + N - 1, L, k.inv_period));
+      keep (0, N, (long long) pw + N - 1);
     }
   /* (SOLO: no shared memory, no barrier; every warp goes alone.) */
   if (! SOLO)
@@ -983,7 +984,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
     {
       double2  acc = make_double2 (0.0, 0.0);
       double2 *v = cos_smem + (TS * NCH * NT + q / LANES) * LANES + q % LANES
-                   + (PADR ? ni : 0);
+                   + (PADR ? ni + LEAD - NCH * SLOT : 0);
 
       /* 8 loads in flight, then their running sums in order. */
       for (int u0 = 0; u0 < NCH; u0 += 8)
@@ -1011,8 +1012,9 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
           const int     m = q / LANES;
           const double  xn = ld (base + (ptrdiff_t) (n - 1) * step);
           const double2 zn
-            = lines_cs ((long long) m * (n - 1), L, k.inv_period);
-          const double2 zp = lines_cs ((long long) m * P2, L, k.inv_period);
+            = m ? lines_table_one<AXIS> (m, n - 1) : make_double2 (1.0, 0.0);
+          const double2 zp
+            = m ? lines_table_one<AXIS> (m, P2) : make_double2 (1.0, 0.0);
           const double  cre = acc.x - xn * zn.x, cim = xn * zn.y - acc.y;
           const double2 rr = make_double2 (acc.x + zp.x * cre - zp.y * cim,
                                            acc.y + zp.x * cim + zp.y * cre);
@@ -1037,8 +1039,12 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
 #pragma unroll
     for (int m = 0; m < NT; m++)
       zo[m] = make_double2 (1.0, 0.0);
+  else if (HOIST)
+#pragma unroll
+    for (int m = 0; m < NT; m++)
+      zo[m] = zh[m];
   else
-    lines_expand<NT> (HOIST ? cs_o : lines_cs (o, L, k.inv_period), zo);
+    lines_phases<NT, AXIS> (o, zo);
 
 #pragma unroll
   for (int m = 0; m < NT; m++)
@@ -1085,7 +1091,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
                                fma (zo[m].x, eim, zo[m].y * ere));
         }
     else
-      lines_powers<NT> (q, L, k.inv_period, z);
+      lines_phases<NT, AXIS> (q, z);
 #pragma unroll
     for (int m = 0; m < NT; m++)
       {
@@ -1098,25 +1104,26 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
       }
   };
   /* v = z^K v + Y sum_{k < K} z^k (any K), z = e^{iwP}, P = per, Y the
-   * period's sum (term m: ym (m)). */
+   * period's sum (term m: ym (m)).  Each term's h = e^{iwP/2} and hK =
+   * e^{iwKP/2} by its own sincos (at most twice a chunk, in the mirror and
+   * wrap modes): z^K = hK^2, and sum_{k < K} z^k = hK conj (h) Im (hK) /
+   * Im (h). */
   auto periods = [&] (int K, double2 *v, auto ym) {
-    /* Powers for the terms of h = e^{iwP/2} and hK = e^{iwKP/2}
-     * (sincospi of exact phases): z^K = hK^2, and sum_{k < K} z^k
-     * = hK conj (h) Im (hK) / Im (h). */
-    double2   e[2], d[2];
-    const int pr = per % (2 * L);
-    int       mr = 0; /* m P mod 2L */
-
-    lines_phase (1, per, 2 * L, &e[0].x, &e[0].y);
-    lines_phase (1, (long long) K * per, 2 * L, &e[1].x, &e[1].y);
-    d[0] = d[1] = make_double2 (1.0, 0.0);
 #pragma unroll
     for (int m = 0; m < NT; m++)
       {
-        const double2 w = v[m], h = d[0], hk = d[1];
+        double2 h = make_double2 (1.0, 0.0), hk = h;
+
+        if (m > 0)
+          {
+            sincos (k.omega[m] * (0.5 * per), &h.y, &h.x);
+            sincos (k.omega[m] * (0.5 * per * (double) K), &hk.y, &hk.x);
+          }
+
+        const double2 w = v[m];
         const double2 yp = ym (m);
-        /* z = 1 where m P is a multiple of 2L: the sum is K */
-        const bool   one = mr == 0;
+        /* z = 1 (w = 0, or w P a multiple of 2 pi): the sum is K */
+        const bool   one = h.y == 0.0;
         const double q = one ? 0.0 : hk.y / h.y;
         const double gre = one ? K : q * (hk.x * h.x + hk.y * h.y);
         const double gim = q * (hk.y * h.x - hk.x * h.y);
@@ -1125,11 +1132,6 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
 
         v[m].x = w.x * zre - w.y * zim + gre * yp.x - gim * yp.y;
         v[m].y = w.x * zim + w.y * zre + gre * yp.y + gim * yp.x;
-        mr = mr + pr < 2 * L ? mr + pr : mr + pr - 2 * L;
-#pragma unroll
-        for (int i = 0; i < 2; i++)
-          d[i] = make_double2 (d[i].x * e[i].x - d[i].y * e[i].y,
-                               fma (d[i].x, e[i].y, d[i].y * e[i].x));
       }
   };
   /* Clamp's padding: the edge value xe times sum_{pa <= p < pb} e^{iwp}
@@ -1137,8 +1139,8 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
   auto clamp_pad = [&] (int pa, int pb, float xe) {
     double2 za[NT];
 
-    lines_powers<NT> (pa, L, k.inv_period, za);
-    lines_powers<NT> (pb, L, k.inv_period, z);
+    lines_phases<NT, AXIS> (pa, za);
+    lines_phases<NT, AXIS> (pb, z);
     wsum[0].x += (double) xe * (pb - pa);
 #pragma unroll
     for (int m = 1; m < NT; m++)
@@ -1160,7 +1162,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
         for (int m = 0; m < NT; m++)
           z[m] = make_double2 (k.cos_r[m], k.sin_r[m]);
       else
-        lines_powers<NT> (pw + N - 1 - o, L, k.inv_period, z);
+        lines_phases<NT, AXIS> (pw + N - 1 - o, z);
 #pragma unroll
       for (int m = 0; m < NT; m++)
         {
@@ -1217,7 +1219,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
                                          fma (zo[m].x, eim, zo[m].y * ere));
                   }
               else
-                lines_powers<NT> (pt - 1, L, k.inv_period, z);
+                lines_phases<NT, AXIS> (pt - 1, z);
 #pragma unroll
               for (int m = 0; m < NT; m++)
                 {
@@ -1230,7 +1232,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
                 }
             }
           if (back || K != 0)
-            lines_powers<NT> (P2, L, k.inv_period, zp);
+            lines_phases<NT, AXIS> (P2, zp);
           if (back)
 #pragma unroll
             for (int m = 0; m < NT; m++)
@@ -1714,40 +1716,74 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
     outputs (Gen (), Gen (), j0, o_end, 0.0f, 0.0f);
 }
 
-/* Per axis, as lines_cos: can the 8-term kernels take the uploaded plan,
- * its last terms in float (set by the upload, read by the launch)? */
-static bool lines_cos_float_fits[2];
+/* Per axis, as lines_cos: the kernels' term count for the uploaded plan
+ * (6, the last term in float where it is light enough, else 8 all in
+ * double; set by the upload, read by the launch), and the frequencies the
+ * phase table holds. */
+static int    lines_cos_nt[2];
+static int    lines_table_terms[2];
+static double lines_table_omega[2][COS_TAB_TERMS];
 
+/* Can the NT-term kernels take the plan, their last terms in float? */
+template <int NT>
 static bool
 lines_float_terms_fit (const GpufxGaussianPlan *plan)
 {
-  const int nf = max (lines_float_terms<8> (), lines_float_goertzel<8, 1> ());
+  const int nf = max (lines_float_terms<NT> (), lines_float_goertzel<NT, 1> ());
   double    weight = 0;
 
   /* A testing aid: GPUFX_CUDA_COS_F64 set runs every term in double. */
-  if (getenv ("GPUFX_CUDA_COS_F64"))
+  if (plan->n_terms > NT || getenv ("GPUFX_CUDA_COS_F64"))
     return false;
-  for (int m = 8 - nf; m < plan->n_terms && m < 8; m++)
+  for (int m = NT - nf; m < plan->n_terms; m++)
     weight += fabs (plan->coeff[m]) * (2.0 * plan->radius + 1);
   return weight <= COS_F32_WEIGHT;
+}
+
+/* The phase table of the axis, made where it holds other frequencies (a
+ * few microseconds on the GPU; the jobs' streams do not wait for the
+ * legacy stream, so the host does). */
+static cudaError_t
+lines_table_upload (int axis, const LinesCosines &k)
+{
+  const int   a = axis != 0;
+  cudaError_t err;
+
+  if (k.n_terms > COS_TAB_TERMS)
+    return cudaErrorInvalidValue;
+  if (lines_table_terms[a] == k.n_terms
+      && ! memcmp (lines_table_omega[a], k.omega, sizeof (double) * k.n_terms))
+    return cudaSuccess;
+  lines_table_terms[a] = 0;
+  lines_table_kernel<<<COS_TAB_TERMS * 2 * COS_TAB_N / 256, 256>>> (
+    a, k.n_terms, k);
+  if ((err = cudaGetLastError ()) != cudaSuccess
+      || (err = cudaStreamSynchronize (0)) != cudaSuccess)
+    return err;
+  lines_table_terms[a] = k.n_terms;
+  memcpy (lines_table_omega[a], k.omega, sizeof (double) * k.n_terms);
+  return cudaSuccess;
 }
 
 cudaError_t
 gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
 {
   LinesCosines k;
+  cudaError_t  err;
 
-  if (plan->n_terms < 1 || plan->n_terms > GPUFX_GAUSS_MAX_TERMS)
-    return cudaErrorInvalidValue;
+  /* The kernels take free frequencies (term 0 the plain sum, w = 0) with
+   * at most 8 terms; any other plan runs on the CPU. */
+  if (plan->period != 0 || plan->n_terms < 1 || plan->n_terms > 8
+      || plan->omega[0] != 0.0)
+    return cudaErrorNotSupported;
   memset (&k, 0, sizeof k);
   k.n_terms = plan->n_terms;
   k.radius = plan->radius;
-  k.period = plan->period;
-  k.inv_period = 1.0 / plan->period;
   for (int m = 0; m < plan->n_terms; m++)
     {
       double w = plan->omega[m];
 
+      k.omega[m] = w;
       k.coeff[m] = plan->coeff[m];
       k.two_cos[m] = 2.0 * cos (w);
       k.cos_w[m] = cos (w);
@@ -1771,7 +1807,9 @@ gpufx_cuda_line_cosines_upload (int axis, const GpufxGaussianPlan *plan)
           k.inv_im[m] = -dim / d2;
         }
     }
-  lines_cos_float_fits[axis != 0] = lines_float_terms_fit (plan);
+  lines_cos_nt[axis != 0] = lines_float_terms_fit<6> (plan) ? 6 : 8;
+  if ((err = lines_table_upload (axis, k)) != cudaSuccess)
+    return err;
   return cudaMemcpyToSymbol (lines_cos, &k, sizeof k, sizeof k * axis,
                              cudaMemcpyHostToDevice);
 }
@@ -1789,8 +1827,14 @@ cosines_launch_rs (const CudaGeom  &g,
 {
   using RB = CosBlock<0, true>;
   typedef void (*Kernel) (CudaGeom, CudaPlane, CudaPlane);
+  const bool padr
+    = COS_PADR && MODE == COS_FLAT && radius <= lines_pad_lead (NT);
+  /* (PADR: slot 0 grown to the lead.) */
   const size_t smem
     = lines_smem_units (MODE, RB::nch) * sizeof (double2) * NT * RB::lanes
+      + (padr
+           ? (lines_pad_lead (NT) - RB::nch * NT * RB::lanes) * sizeof (double2)
+           : 0)
       + (size_t) in.w * 4 * sizeof (float) + 16 /* mbarrier */;
   dim3 grid (out.h), block (RB::lanes, RB::nch);
 
@@ -1805,7 +1849,7 @@ cosines_launch_rs (const CudaGeom  &g,
   Kernel kernel = lines_cosines_kernel<NT, 0, MODE, true>;
 
   if constexpr (COS_PADR && MODE == COS_FLAT)
-    if (radius <= RB::nch * NT * RB::lanes)
+    if (padr)
       kernel = lines_cosines_kernel<NT, 0, MODE, true, true>;
   if ((*err = gpufx_cuda_allow_smem (kernel, smem)) == cudaSuccess)
     {
@@ -1823,12 +1867,10 @@ cosines_launch (const CudaGeom  &g,
                 int              radius,
                 cudaStream_t     stream)
 {
-  /* No RS instance at 16 terms (its slots leave no room for a row). */
-  constexpr int RNT = NT <= 8 ? NT : 8;
-  cudaError_t   err;
+  cudaError_t err;
 
-  if (AXIS == 0 && NT <= 8
-      && cosines_launch_rs<RNT, MODE> (g, in, out, radius, stream, &err))
+  if (AXIS == 0
+      && cosines_launch_rs<NT, MODE> (g, in, out, radius, stream, &err))
     return err;
 
   const int    n_lines = (AXIS == 0 ? out.h : out.w) * g.channels;
@@ -2036,12 +2078,16 @@ gpufx_cuda_line_cosines (const CudaGeom  &g,
                          int              n_terms,
                          cudaStream_t     stream)
 {
-  /* The fewest terms the registers must hold; the plan's terms past
-   * n_terms are zero. */
-  if (n_terms <= 4)
-    return cosines_launch<4> (g, axis, in, out, radius, stream);
-  if (n_terms <= 8 && lines_cos_float_fits[axis != 0])
-    return cosines_launch<8> (g, axis, in, out, radius, stream);
-  return cosines_launch<GPUFX_GAUSS_MAX_TERMS> (g, axis, in, out, radius,
-                                                stream);
+  /* The terms the registers hold (chosen by the upload; the plan's
+   * terms past n_terms are zero), at positions within the phase table's
+   * reach (lines up to a million samples). */
+  const int n = axis == 0 ? g.image_w : g.image_h;
+
+  if (n_terms > lines_cos_nt[axis != 0])
+    return cudaErrorInvalidValue;
+  if (2LL * n + 4LL * radius + 8 >= (long long) COS_TAB_N * COS_TAB_N)
+    return cudaErrorNotSupported;
+  return lines_cos_nt[axis != 0] == 6
+           ? cosines_launch<6> (g, axis, in, out, radius, stream)
+           : cosines_launch<8> (g, axis, in, out, radius, stream);
 }

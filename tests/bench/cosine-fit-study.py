@@ -7,7 +7,12 @@
 # M free frequencies (variable projection from the harmonic start), and the
 # free frequencies of sigma = 200, scaled by 1 / r, reused at every sigma.
 # Prints the L1 error sum |fit - w| (the plan's measure) for each.
-#   python3 tests/bench/cosine-fit-study.py        (numpy, scipy)
+# --universal: the six frequencies the plan uses at every sigma
+# (plan_free_u in kernels/gaussian-plan.c, round 31): least squares over
+# the half-lines of 15 sigmas from 15.9 to 1500 at once, from sigma 200's,
+# each fitted as the plan fits (unweighted, k = 0..r); then the worst L1
+# error over 380 sigmas (round 31: 1.28e-7 at sigma 15.9).
+#   python3 tests/bench/cosine-fit-study.py [--universal]   (numpy, scipy)
 #
 # Copyright (C) 2026 The gimp-gpu-filters authors
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -72,5 +77,52 @@ def main():
                                          'float_kind': lambda v: '%.1e' % v})))
 
 
+UNIVERSAL_SIGMAS = (15.9, 16.5, 17.3, 18.1, 19, 20.5, 22, 25, 30, 40, 60, 100,
+                    200, 500, 1500)
+
+
+def plan_l1(sigma, u):
+    r, k, w = target(sigma)
+    half = k >= 0
+    a = np.cos(np.outer(k[half], np.pi * u / r))
+    coeff = np.linalg.lstsq(a, w[half], rcond=None)[0]
+    e = np.abs(a @ coeff - w[half])
+    return e[0] + 2 * e[1:].sum()
+
+
+def universal():
+    r200, k200, w200 = target(200)
+    start = free(r200, k200, w200, 6, harmonic(r200, k200, w200, 6)[1])[1:]
+    start = start * r200 / np.pi
+    tgt = [target(s) for s in UNIVERSAL_SIGMAS]
+
+    def resid(x):
+        out = []
+        for r, k, w in tgt:
+            half = k >= 0
+            kk, ww = k[half], w[half]
+            wt = np.where(kk == 0, 1.0, np.sqrt(2.0))
+            a = np.cos(np.outer(kk, np.pi * np.concatenate([[0.0], x]) / r))
+            c = np.linalg.lstsq(a * wt[:, None], ww * wt, rcond=None)[0]
+            out.append((a @ c - ww) * wt * np.sqrt(r) * 1e6)
+        return np.concatenate(out)
+
+    x = least_squares(resid, start, xtol=1e-15, ftol=1e-15, gtol=1e-15,
+                      max_nfev=3000).x
+    u = np.concatenate([[0.0], x])
+    print("universal u (omega_m = pi u_m / r): %s" % ", ".join(repr(float(v))
+                                                               for v in u))
+    sig = np.concatenate([np.arange(15.9, 40, 0.13),
+                          np.geomspace(40, 1500, 200)])
+    err = [plan_l1(s, u) for s in sig]
+    i = int(np.argmax(err))
+    print("worst L1 %.3g at sigma %.4g, median %.3g"
+          % (err[i], sig[i], np.median(err)))
+
+
 if __name__ == '__main__':
-    main()
+    import sys
+    if '--universal' in sys.argv[1:]:
+        universal()
+    else:
+        main()
