@@ -207,9 +207,14 @@ lines_phases (long long q, double2 *z)
 #define COS_V 4 /* outputs in flight, recurrence (even) */
 #endif
 /* Per axis: the column pass waits on global loads, so 8 outputs in flight
- * there (H100: 2-4% faster); the row pass (shared memory) is slower at 8. */
+ * there (H100: 2-4% faster); the row pass (shared memory) is slower at 8.
+ * Rows under mirror and wrap: 6 (H200, 4K, 6 terms, round 31, both passes:
+ * mirror sigma 50 / 500 -2.2 / -2.9%, where 6 under clamp ran +0.5..3%). */
 #ifndef COS_ROW_V
 #define COS_ROW_V COS_V
+#endif
+#ifndef COS_ROW_V_MAP
+#define COS_ROW_V_MAP 6
 #endif
 #ifndef COS_COL_V
 #define COS_COL_V 8
@@ -480,7 +485,9 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
   constexpr bool            PER = MODE == COS_PERIODIC;
   constexpr bool            MIR = MODE == COS_MIRROR;
   constexpr int             LANES = CosBlock<AXIS, RS>::lanes;
-  constexpr int             V = AXIS == 0 ? COS_ROW_V : COS_COL_V;
+  constexpr int             V = AXIS == 1          ? COS_COL_V
+                                : MODE == COS_FLAT ? COS_ROW_V
+                                                   : COS_ROW_V_MAP;
   constexpr int             U = AXIS == 0 ? COS_ROW_U : COS_COL_U;
   const int                 axis = AXIS;
   extern __shared__ double2 cos_smem[];
