@@ -267,12 +267,6 @@ lines_float_terms ()
   return NT == 6 ? COS_F32 : 0;
 }
 
-template <int NT, int AXIS>
-__host__ __device__ constexpr int
-lines_float_goertzel ()
-{
-  return NT == 6 ? COS_F32 : 0;
-}
 #ifndef COS_BULK
 #define COS_BULK 1 /* RS rows: one bulk copy (TMA, sm_90+) */
 #endif
@@ -680,7 +674,7 @@ __launch_bounds__ (CosBounds<AXIS, RS, MODE>::threads,
   };
 
   /* Goertzel's states; the last GF terms in float (g1, g2). */
-  constexpr int GF = lines_float_goertzel<NT, AXIS> (), GD = NT - GF;
+  constexpr int GF = lines_float_terms<NT> (), GD = NT - GF;
   double        s1[NT], s2[NT];
   float         g1[GF ? GF : 1], g2[GF ? GF : 1];
 
@@ -1736,7 +1730,7 @@ template <int NT>
 static bool
 lines_float_terms_fit (const GpufxGaussianPlan *plan)
 {
-  const int nf = max (lines_float_terms<NT> (), lines_float_goertzel<NT, 1> ());
+  const int nf = lines_float_terms<NT> ();
   double    weight = 0;
 
   /* A testing aid: GPUFX_CUDA_COS_F64 set runs every term in double. */
