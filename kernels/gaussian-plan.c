@@ -91,12 +91,16 @@ plan_basis_init (PlanBasis *basis, const double *taps, int r, int period)
   memset (basis, 0, sizeof *basis);
   basis->rows = r + 1;
   basis->period = period;
-  basis->table = malloc (sizeof (double) * 2 * (size_t) (period ? period : 1));
+  /* Harmonics read a table of one period; free frequencies keep their
+   * columns. */
+  if (period)
+    basis->table = malloc (sizeof (double) * 2 * (size_t) period);
+  else
+    basis->cols = malloc (sizeof (double) * cells);
   basis->a = malloc (sizeof (double) * cells);
   basis->b = malloc (sizeof (double) * (size_t) basis->rows);
-  if (! period)
-    basis->cols = malloc (sizeof (double) * cells);
-  if (! basis->table || ! basis->a || ! basis->b || (! period && ! basis->cols))
+  if (! (period ? (void *) basis->table : (void *) basis->cols) || ! basis->a
+      || ! basis->b)
     return false;
   memcpy (basis->b, taps + r, sizeof (double) * (size_t) basis->rows);
   if (! period)
